@@ -1,0 +1,15 @@
+# Writes sax_version.h with the project version and the git revision the build comes from.
+execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=12
+                OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR rev STREQUAL "")
+  set(rev "unknown")
+endif()
+set(text "#define SAX_VERSION \"${VERSION}\"\n#define SAX_GIT_REVISION \"${rev}\"\n")
+if(EXISTS "${OUT}")
+  file(READ "${OUT}" old)
+else()
+  set(old "")
+endif()
+if(NOT old STREQUAL text)
+  file(WRITE "${OUT}" "${text}")
+endif()

@@ -1,0 +1,2 @@
+/* dist.c - placeholder translation unit until the distribution module lands. */
+#include "sax_comm.h"

@@ -1,0 +1,51 @@
+/* candidate.c - a candidate's design keys as integers, so search/ can treat every key alike. */
+#include "sax_model.h"
+
+int32_t sax_candidate_get(const sax_candidate_t *c, sax_key_t k)
+{
+    switch (k) {
+    case SAX_KEY_TP: return c->tp;
+    case SAX_KEY_PP: return c->pp;
+    case SAX_KEY_DP: return c->dp;
+    case SAX_KEY_CP: return c->cp;
+    case SAX_KEY_EP: return c->ep;
+    case SAX_KEY_VPP: return c->vpp;
+    case SAX_KEY_MICRO_BATCH: return c->micro_batch;
+    case SAX_KEY_SCHEDULE: return (int32_t)c->schedule;
+    case SAX_KEY_RECOMPUTE: return (int32_t)c->recompute;
+    case SAX_KEY_SEQUENCE_PARALLEL: return c->sequence_parallel ? 1 : 0;
+    case SAX_KEY_ZERO: return c->zero;
+    case SAX_KEY_ORDER: return -1; /* the order is stored by value; see sax_space_desc_t.orders */
+    case SAX_KEY_LAYER_SPLIT: return (int32_t)c->layer_split;
+    case SAX_KEY_TRANSPORT: return (int32_t)c->transport;
+    case SAX_KEY_CONNECTIONS: return c->connections;
+    case SAX_KEY_ALGORITHM: return (int32_t)c->algorithm;
+    case SAX_KEY_COMPRESSION: return (int32_t)c->compression;
+    case SAX_KEY_COUNT: break;
+    }
+    return -1;
+}
+
+void sax_candidate_set(sax_candidate_t *c, sax_key_t k, int32_t v)
+{
+    switch (k) {
+    case SAX_KEY_TP: c->tp = v; break;
+    case SAX_KEY_PP: c->pp = v; break;
+    case SAX_KEY_DP: c->dp = v; break;
+    case SAX_KEY_CP: c->cp = v; break;
+    case SAX_KEY_EP: c->ep = v; break;
+    case SAX_KEY_VPP: c->vpp = v; break;
+    case SAX_KEY_MICRO_BATCH: c->micro_batch = v; break;
+    case SAX_KEY_SCHEDULE: c->schedule = (sax_schedule_t)v; break;
+    case SAX_KEY_RECOMPUTE: c->recompute = (sax_recompute_t)v; break;
+    case SAX_KEY_SEQUENCE_PARALLEL: c->sequence_parallel = v != 0; break;
+    case SAX_KEY_ZERO: c->zero = v; break;
+    case SAX_KEY_ORDER: break; /* callers copy sax_space_desc_t.orders[v] themselves */
+    case SAX_KEY_LAYER_SPLIT: c->layer_split = (sax_layer_split_t)v; break;
+    case SAX_KEY_TRANSPORT: c->transport = (sax_transport_t)v; break;
+    case SAX_KEY_CONNECTIONS: c->connections = v; break;
+    case SAX_KEY_ALGORITHM: c->algorithm = (sax_algorithm_t)v; break;
+    case SAX_KEY_COMPRESSION: c->compression = (sax_compression_t)v; break;
+    case SAX_KEY_COUNT: break;
+    }
+}

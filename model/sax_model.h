@@ -1,0 +1,421 @@
+/* sax_model.h - the analytical cost model of sax, the ScaleAcross Explorer.
+ *
+ * Pure C11 with libc and libm only: no MPI, no I/O, no allocation on the evaluation path.
+ * Every modelled quantity is a double in SI base units; the unit is part of the field name.
+ * docs/cost-model.md derives every formula used behind this interface.
+ */
+#ifndef SAX_MODEL_H
+#define SAX_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SAX_NAME_LEN 32
+#define SAX_MAX_TIERS 6
+#define SAX_MAX_SITES 8
+#define SAX_MAX_LINKS 28 /* every pair of SAX_MAX_SITES sites */
+
+/* ---- status ------------------------------------------------------------------------------- */
+
+/* X(name, exit status, message) */
+#define SAX_STATUS_LIST(X)                                                                          \
+    X(SAX_OK, 0, "success")                                                                        \
+    X(SAX_ERR_USAGE, 2, "bad usage")                                                               \
+    X(SAX_ERR_INPUT, 2, "bad input")                                                               \
+    X(SAX_ERR_UNIMPLEMENTED, 2, "not implemented yet")                                             \
+    X(SAX_ERR_IO, 1, "I/O error")                                                                  \
+    X(SAX_ERR_NOMEM, 1, "out of memory")                                                           \
+    X(SAX_ERR_MPI, 1, "MPI error")                                                                 \
+    X(SAX_ERR_HDF5, 1, "HDF5 error")                                                               \
+    X(SAX_ERR_PETSC, 1, "PETSc error")                                                             \
+    X(SAX_ERR_INTERNAL, 1, "internal error")                                                       \
+    X(SAX_ERR_INTERRUPTED, 3, "interrupted; progress saved for --resume")
+
+typedef enum {
+#define SAX_X(name, exit_code, msg) name,
+    SAX_STATUS_LIST(SAX_X)
+#undef SAX_X
+        SAX_STATUS_COUNT
+} sax_status_t;
+
+const char *sax_status_name(sax_status_t s);
+const char *sax_status_message(sax_status_t s);
+int sax_status_exit_code(sax_status_t s);
+
+/* ---- named choices (X-macro lists: enum constant, name in files and on the command line) ---- */
+
+#define SAX_PRECISION_LIST(X) X(SAX_PRECISION_BF16, "bf16") X(SAX_PRECISION_FP8, "fp8")
+#define SAX_FFN_ACT_LIST(X) X(SAX_FFN_GELU, "gelu") X(SAX_FFN_SWIGLU, "swiglu")
+#define SAX_SCHEDULE_LIST(X)                                                                        \
+    X(SAX_SCHEDULE_GPIPE, "gpipe")                                                                 \
+    X(SAX_SCHEDULE_1F1B, "1f1b")                                                                   \
+    X(SAX_SCHEDULE_INTERLEAVED, "interleaved")                                                     \
+    X(SAX_SCHEDULE_ZB_H1, "zb-h1")                                                                 \
+    X(SAX_SCHEDULE_DUALPIPE, "dualpipe")
+#define SAX_RECOMPUTE_LIST(X)                                                                       \
+    X(SAX_RECOMPUTE_NONE, "none") X(SAX_RECOMPUTE_SELECTIVE, "selective") X(SAX_RECOMPUTE_FULL, "full")
+#define SAX_DIM_LIST(X)                                                                             \
+    X(SAX_DIM_TP, "tp") X(SAX_DIM_CP, "cp") X(SAX_DIM_EP, "ep") X(SAX_DIM_PP, "pp") X(SAX_DIM_DP, "dp")
+#define SAX_LAYER_SPLIT_LIST(X) X(SAX_LAYER_SPLIT_UNIFORM, "uniform") X(SAX_LAYER_SPLIT_BALANCED, "balanced")
+#define SAX_TRANSPORT_LIST(X)                                                                       \
+    X(SAX_TRANSPORT_ROCE, "roce")                                                                  \
+    X(SAX_TRANSPORT_ROCE_GBN, "roce-gbn")                                                          \
+    X(SAX_TRANSPORT_ROCE_SR, "roce-sr")                                                            \
+    X(SAX_TRANSPORT_TCP, "tcp")
+#define SAX_ALGORITHM_LIST(X)                                                                       \
+    X(SAX_ALGORITHM_RING, "ring") X(SAX_ALGORITHM_TREE, "tree") X(SAX_ALGORITHM_HIERARCHICAL, "hierarchical")
+#define SAX_COMPRESSION_LIST(X)                                                                     \
+    X(SAX_COMPRESSION_NONE, "none") X(SAX_COMPRESSION_BF16, "bf16") X(SAX_COMPRESSION_FP8, "fp8")
+
+/* Why a candidate cannot run. X(enum constant, short name, explanation) */
+#define SAX_INFEASIBLE_LIST(X)                                                                      \
+    X(SAX_FEASIBLE, "none", "feasible")                                                            \
+    X(SAX_INFEASIBLE_GPUS, "gpus", "tp*cp*pp*dp exceeds the GPUs of the cluster")                  \
+    X(SAX_INFEASIBLE_DIVISIBILITY, "divisibility",                                                 \
+      "a degree does not divide what it splits (heads, layers, batch, experts, sequence)")         \
+    X(SAX_INFEASIBLE_TP_DOMAIN, "tp_domain", "tensor parallelism spans more than one scale-up domain") \
+    X(SAX_INFEASIBLE_SCHEDULE, "schedule", "the pipeline schedule does not fit the other settings") \
+    X(SAX_INFEASIBLE_MEMORY, "memory", "memory per GPU exceeds the GPU's HBM")                     \
+    X(SAX_INFEASIBLE_NO_LINK, "no_link", "a parallel group spans two sites without a site link")   \
+    X(SAX_INFEASIBLE_LOSSLESS, "lossless_distance",                                                \
+      "lossless RoCE over a site link too long for PFC headroom")                                  \
+    X(SAX_INFEASIBLE_SIMULATION, "simulation", "the pipeline has more events than the simulator holds")
+
+#define SAX_ENUM_MEMBER(name, str) name,
+#define SAX_ENUM_MEMBER3(name, str, msg) name,
+typedef enum { SAX_PRECISION_LIST(SAX_ENUM_MEMBER) SAX_PRECISION_COUNT } sax_precision_t;
+typedef enum { SAX_FFN_ACT_LIST(SAX_ENUM_MEMBER) SAX_FFN_ACT_COUNT } sax_ffn_act_t;
+typedef enum { SAX_SCHEDULE_LIST(SAX_ENUM_MEMBER) SAX_SCHEDULE_COUNT } sax_schedule_t;
+typedef enum { SAX_RECOMPUTE_LIST(SAX_ENUM_MEMBER) SAX_RECOMPUTE_COUNT } sax_recompute_t;
+typedef enum { SAX_DIM_LIST(SAX_ENUM_MEMBER) SAX_DIM_COUNT } sax_dim_t;
+typedef enum { SAX_LAYER_SPLIT_LIST(SAX_ENUM_MEMBER) SAX_LAYER_SPLIT_COUNT } sax_layer_split_t;
+typedef enum { SAX_TRANSPORT_LIST(SAX_ENUM_MEMBER) SAX_TRANSPORT_COUNT } sax_transport_t;
+typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_algorithm_t;
+typedef enum { SAX_COMPRESSION_LIST(SAX_ENUM_MEMBER) SAX_COMPRESSION_COUNT } sax_compression_t;
+typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
+#undef SAX_ENUM_MEMBER
+#undef SAX_ENUM_MEMBER3
+
+extern const char *const sax_precision_names[SAX_PRECISION_COUNT];
+extern const char *const sax_ffn_act_names[SAX_FFN_ACT_COUNT];
+extern const char *const sax_schedule_names[SAX_SCHEDULE_COUNT];
+extern const char *const sax_recompute_names[SAX_RECOMPUTE_COUNT];
+extern const char *const sax_dim_names[SAX_DIM_COUNT];
+extern const char *const sax_layer_split_names[SAX_LAYER_SPLIT_COUNT];
+extern const char *const sax_transport_names[SAX_TRANSPORT_COUNT];
+extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
+extern const char *const sax_compression_names[SAX_COMPRESSION_COUNT];
+extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
+extern const char *const sax_infeasible_messages[SAX_INFEASIBLE_COUNT];
+
+/* Index of `name` in `names[0..count)`, or -1. */
+int sax_name_lookup(const char *const *names, int count, const char *name);
+
+/* ---- the workload ------------------------------------------------------------------------- */
+
+typedef struct {
+    char name[SAX_NAME_LEN];
+    int layers, hidden, ffn_hidden, heads, kv_heads, vocab, seq_len;
+    sax_ffn_act_t ffn_act;
+    int experts, top_k, expert_ffn_hidden, shared_experts, dense_layers;
+    bool tied_embeddings; /* output layer shares the embedding matrix */
+} sax_model_desc_t;
+
+typedef struct {
+    int64_t global_batch; /* sequences per iteration */
+    sax_precision_t precision;
+    double dp_overlap_efficiency; /* fraction of the backward pass usable to hide DP traffic, 0..1 */
+    double tp_overlap;            /* fraction of TP/CP traffic hidden behind GEMMs, 0..1 */
+} sax_training_t;
+
+/* ---- the hardware ------------------------------------------------------------------------- */
+
+typedef struct {
+    char name[SAX_NAME_LEN];
+    double peak_flops_bf16;    /* dense FLOP/s */
+    double peak_flops_fp8;     /* dense FLOP/s; 0 when the GPU has no FP8 */
+    double hbm_bytes;          /* capacity */
+    double hbm_bw_Bps;         /* HBM bandwidth */
+    double gemm_eff_max;       /* fraction of peak a large GEMM reaches */
+    double gemm_eff_half_ai;   /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
+    double mem_eff;            /* fraction of HBM bandwidth memory-bound kernels reach */
+    double reserved_bytes;     /* HBM not available to the model (CUDA context, allocator, NCCL) */
+} sax_gpu_t;
+
+typedef struct {
+    int size;          /* GPUs per scale-up domain */
+    double bw_Bps;     /* per GPU, per direction */
+    double latency_s;  /* alpha: one algorithm step */
+    double efficiency; /* achievable fraction of bw_Bps */
+} sax_scale_up_t;
+
+typedef struct {
+    char name[SAX_NAME_LEN];
+    int gpus;                /* GPUs in one unit of this tier */
+    double bw_Bps;           /* per GPU leaving the unit, before oversubscription */
+    double latency_s;        /* alpha: one algorithm step across this tier */
+    double oversubscription; /* ratio at the unit's uplink, >= 1 */
+    double efficiency;       /* achievable fraction of bw_Bps */
+} sax_tier_t;
+
+typedef struct {
+    char name[SAX_NAME_LEN];
+    int gpus;
+    sax_gpu_t gpu; /* the site's GPU type (the cluster's unless overridden) */
+} sax_site_t;
+
+typedef struct {
+    int a, b;              /* site indices */
+    double bw_Bps;         /* aggregate capacity per direction */
+    double latency_s;      /* one way */
+    double distance_m;     /* informational when latency is given */
+    double loss;           /* packet loss probability */
+    double mtu_bytes;      /* packet size for loss and window arithmetic */
+    double window_bytes;   /* bytes in flight one connection (QP or TCP flow) can keep */
+    double pfc_headroom_bytes; /* per-port buffer headroom available for lossless RoCE */
+    double uplink_oversubscription; /* building fabric into the site link, >= 1 */
+} sax_site_link_t;
+
+typedef struct {
+    sax_gpu_t gpu; /* default GPU type */
+    sax_scale_up_t scale_up;
+    int n_tiers;
+    sax_tier_t tiers[SAX_MAX_TIERS];
+    int n_sites;
+    sax_site_t sites[SAX_MAX_SITES];
+    int n_links;
+    sax_site_link_t links[SAX_MAX_LINKS];
+} sax_cluster_t;
+
+/* What is fixed while candidates vary. */
+typedef struct {
+    sax_model_desc_t model;
+    sax_training_t training;
+    sax_cluster_t cluster;
+} sax_problem_t;
+
+/* ---- one fully specified training configuration -------------------------------------------- */
+
+typedef struct {
+    int tp, pp, dp, cp, ep, vpp, micro_batch;
+    sax_schedule_t schedule;
+    sax_recompute_t recompute;
+    bool sequence_parallel;
+    int zero;                     /* 0..3; 3 = FSDP */
+    int n_order;                  /* entries used in order[] */
+    sax_dim_t order[SAX_DIM_COUNT]; /* innermost first; dims left out have degree 1 */
+    sax_layer_split_t layer_split;
+    sax_transport_t transport;
+    int connections;
+    sax_algorithm_t algorithm;
+    sax_compression_t compression;
+} sax_candidate_t;
+
+/* ---- results -------------------------------------------------------------------------------- */
+
+#define SAX_PHASE_LIST(X)                                                                           \
+    X(SAX_PHASE_COMPUTE, "compute")                                                                \
+    X(SAX_PHASE_BUBBLE, "bubble")                                                                  \
+    X(SAX_PHASE_TP, "exposed_tp")                                                                  \
+    X(SAX_PHASE_CP, "exposed_cp")                                                                  \
+    X(SAX_PHASE_EP, "exposed_ep")                                                                  \
+    X(SAX_PHASE_PP, "exposed_pp")                                                                  \
+    X(SAX_PHASE_DP, "exposed_dp")
+#define SAX_ENUM_MEMBER(name, str) name,
+typedef enum { SAX_PHASE_LIST(SAX_ENUM_MEMBER) SAX_PHASE_COUNT } sax_phase_t;
+#undef SAX_ENUM_MEMBER
+extern const char *const sax_phase_names[SAX_PHASE_COUNT];
+
+typedef struct {
+    bool feasible;
+    sax_infeasible_t reason;
+    double iteration_time_s;
+    double tokens_per_s;
+    double mfu;
+    double model_flops_per_iteration;
+    double memory_per_gpu_bytes; /* worst stage */
+    double mem_weights_bytes, mem_grads_bytes, mem_optimizer_bytes, mem_activations_bytes;
+    double cross_site_bytes_per_iteration;
+    double breakdown_s[SAX_PHASE_COUNT]; /* sums to iteration_time_s */
+    double comm_s[SAX_DIM_COUNT];        /* total time of each dimension's traffic, hidden or not */
+    double link_utilisation[SAX_MAX_LINKS]; /* busy fraction of each site link over the iteration */
+    int gpus_used;
+} sax_result_t;
+
+/* Parameter counts of the model (for docs, presets and tests). */
+typedef struct {
+    double total, active;      /* all parameters; those one token uses */
+    double embedding;          /* input embedding (+ output layer unless tied) */
+    double per_dense_layer, per_moe_layer;
+    double per_moe_layer_active;
+} sax_param_count_t;
+
+void sax_model_param_count(const sax_model_desc_t *m, sax_param_count_t *out);
+
+/* Model FLOPs per iteration as the contract defines them for MFU (no recomputation). */
+double sax_model_flops_per_iteration(const sax_model_desc_t *m, int64_t global_batch);
+
+/* Fills the defaults that are model parameters rather than user choices (efficiencies, windows). */
+void sax_gpu_set_defaults(sax_gpu_t *gpu);
+void sax_training_set_defaults(sax_training_t *t);
+void sax_cluster_set_defaults(sax_cluster_t *c);
+
+/* Evaluates one candidate. Pure: no globals, no allocation, no I/O.
+ * `scratch` is caller-owned storage for the pipeline simulator (may be NULL: uneven pipelines
+ * are then reported infeasible with SAX_INFEASIBLE_SIMULATION). Returns SAX_ERR_INPUT only for a
+ * malformed problem/candidate (zero degrees); an unrunnable candidate is SAX_OK with
+ * result->feasible false. */
+typedef struct sax_scratch sax_scratch_t;
+size_t sax_scratch_size(void);
+sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                            sax_result_t *r);
+
+/* ---- pipeline simulator (exposed for tests, traces and the closed-form comparison) ---------- */
+
+#define SAX_SIM_MAX_STAGES 256
+#define SAX_SIM_MAX_EVENTS (1 << 17)
+
+typedef struct {
+    sax_schedule_t schedule;
+    int stages;      /* physical stages p */
+    int chunks;      /* virtual chunks per stage v (1 unless interleaved) */
+    int micro;       /* micro-batches m */
+    double f_s[SAX_SIM_MAX_STAGES]; /* forward time of one micro-batch on one chunk of stage s */
+    double b_s[SAX_SIM_MAX_STAGES]; /* input-gradient (backward) time, incl. recomputation */
+    double w_s[SAX_SIM_MAX_STAGES]; /* weight-gradient time (separate only for zb-h1/dualpipe) */
+    double link_s[SAX_SIM_MAX_STAGES]; /* transfer time from stage s to s+1 (and back) */
+} sax_pipeline_t;
+
+typedef struct {
+    double makespan_s;
+    double finish_s[SAX_SIM_MAX_STAGES]; /* when each stage completes its last event */
+    double busy_s[SAX_SIM_MAX_STAGES];   /* compute time of each stage */
+    int peak_inflight[SAX_SIM_MAX_STAGES]; /* activation sets held at once */
+} sax_pipeline_result_t;
+
+/* One event of a simulated schedule, for traces. */
+typedef struct {
+    int stage, micro, chunk;
+    char kind; /* 'F', 'B', 'W' */
+    double start_s, end_s;
+} sax_event_t;
+
+/* Simulates `pl`; writes up to `max_events` events to `events` when it is not NULL.
+ * Returns the number of events of the schedule, or -1 when the pipeline does not fit. */
+long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *scratch, sax_pipeline_result_t *out,
+                           sax_event_t *events, long max_events);
+
+/* Closed form for equal stages and equal links (1f1b, gpipe, interleaved, zb-h1). */
+double sax_pipeline_closed_form(const sax_pipeline_t *pl);
+
+/* ---- collectives (alpha-beta, latency per algorithm step) ----------------------------------- */
+
+double sax_ring_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps);
+double sax_ring_gather_s(int n, double bytes, double alpha_s, double bw_Bps); /* RS or AG */
+double sax_tree_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps);
+double sax_alltoall_s(int n, double bytes, double alpha_s, double bw_Bps);
+
+
+/* ---- output columns: one list feeds JSON keys, CSV headers and the HDF5 compound types -------- */
+
+/* X(field of sax_result_t, unit, description) */
+#define SAX_METRIC_LIST(X)                                                                          \
+    X(iteration_time_s, "s", "predicted wall time of one training iteration")                      \
+    X(tokens_per_s, "1/s", "training tokens processed per second")                                 \
+    X(mfu, "1", "model FLOPs utilisation: model FLOPs / (iteration time x GPUs x peak)")          \
+    X(model_flops_per_iteration, "FLOP", "model FLOPs of one iteration, without recomputation")   \
+    X(memory_per_gpu_bytes, "B", "peak memory of the fullest GPU")                                 \
+    X(cross_site_bytes_per_iteration, "B", "bytes crossing site links in one iteration")
+
+/* ---- errors for users ------------------------------------------------------------------------ */
+
+/* A message that names the file, the JSON path, what was expected and what was found. */
+typedef struct {
+    char text[1024];
+} sax_error_t;
+
+/* printf-style; returns `status` so callers can `return sax_error_set(err, SAX_ERR_INPUT, ...)`.
+ * `err` may be NULL. */
+sax_status_t sax_error_set(sax_error_t *err, sax_status_t status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
+
+#define SAX_SPACE_MAX_VALUES 32
+#define SAX_SPACE_MAX_SCENARIO_VARS 6
+#define SAX_SPACE_MAX_BASELINES 8
+#define SAX_PATH_LEN 96
+
+/* The keys of `parallelism` and `network` a sweep can vary. Values are stored as integers:
+ * degrees as themselves (dp 0 = "auto"), names as their enum index, booleans as 0/1 and `order`
+ * as an index into sax_space_desc_t.orders. */
+#define SAX_KEY_LIST(X)                                                                             \
+    X(SAX_KEY_TP, "tp")                                                                            \
+    X(SAX_KEY_PP, "pp")                                                                            \
+    X(SAX_KEY_DP, "dp")                                                                            \
+    X(SAX_KEY_CP, "cp")                                                                            \
+    X(SAX_KEY_EP, "ep")                                                                            \
+    X(SAX_KEY_VPP, "vpp")                                                                          \
+    X(SAX_KEY_MICRO_BATCH, "micro_batch")                                                          \
+    X(SAX_KEY_SCHEDULE, "schedule")                                                                \
+    X(SAX_KEY_RECOMPUTE, "recompute")                                                              \
+    X(SAX_KEY_SEQUENCE_PARALLEL, "sequence_parallel")                                              \
+    X(SAX_KEY_ZERO, "zero")                                                                        \
+    X(SAX_KEY_ORDER, "order")                                                                      \
+    X(SAX_KEY_LAYER_SPLIT, "layer_split")                                                          \
+    X(SAX_KEY_TRANSPORT, "transport")                                                              \
+    X(SAX_KEY_CONNECTIONS, "connections")                                                          \
+    X(SAX_KEY_ALGORITHM, "algorithm")                                                              \
+    X(SAX_KEY_COMPRESSION, "compression")
+#define SAX_ENUM_MEMBER(name, str) name,
+typedef enum { SAX_KEY_LIST(SAX_ENUM_MEMBER) SAX_KEY_COUNT } sax_key_t;
+#undef SAX_ENUM_MEMBER
+extern const char *const sax_key_names[SAX_KEY_COUNT];
+
+/* Reads / writes key `k` of a candidate as the integer coding above (order: 0..n_orders-1 is
+ * an index into `orders`; the candidate stores the order itself). */
+int32_t sax_candidate_get(const sax_candidate_t *c, sax_key_t k);
+void sax_candidate_set(sax_candidate_t *c, sax_key_t k, int32_t v);
+
+typedef struct {
+    int n;
+    int32_t v[SAX_SPACE_MAX_VALUES];
+} sax_value_list_t;
+
+typedef struct {
+    char name[SAX_NAME_LEN];
+    uint32_t mask; /* bit k set: the baseline fixes key k */
+    int32_t value[SAX_KEY_COUNT];
+} sax_baseline_t;
+
+typedef struct {
+    char path[SAX_PATH_LEN]; /* as written in the configuration, e.g. "site_links[0].bandwidth" */
+    int n;
+    double v[SAX_SPACE_MAX_VALUES]; /* SI values */
+} sax_scenario_var_t;
+
+typedef struct {
+    sax_value_list_t values[SAX_KEY_COUNT]; /* a key the space leaves out has its fixed value */
+    int n_orders;
+    int order_len[SAX_SPACE_MAX_VALUES];
+    sax_dim_t orders[SAX_SPACE_MAX_VALUES][SAX_DIM_COUNT];
+    int n_scenario_vars;
+    sax_scenario_var_t scenario_vars[SAX_SPACE_MAX_SCENARIO_VARS];
+    int n_baselines;
+    sax_baseline_t baselines[SAX_SPACE_MAX_BASELINES];
+} sax_space_desc_t;
+
+
+/* One evaluated candidate: what sweeps reduce, store and report. */
+typedef struct {
+    int64_t index;    /* candidate index in the space (mixed radix, see search/) */
+    int32_t scenario; /* scenario index */
+    sax_candidate_t candidate;
+    sax_result_t result;
+} sax_record_t;
+
+#endif
