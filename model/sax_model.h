@@ -271,6 +271,16 @@ size_t sax_scratch_size(void);
 sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                             sax_result_t *r);
 
+/* GEMM model (calibration fits gemm_eff_max and gemm_eff_half_ai from measured GEMMs):
+ *   AI(m,n,k)  = 2mnk / (bytes_per_element * (mk + kn + mn))        FLOP per byte moved
+ *   eff        = gemm_eff_max * AI / (AI + gemm_eff_half_ai)
+ *   time       = 2mnk / (peak(precision) * eff)
+ * so peak*time/(2mnk) = 1/eff_max + (half_ai/eff_max) * (1/AI): linear in 1/AI. */
+double sax_gemm_intensity(double m, double n, double k, sax_precision_t prec);
+double sax_gemm_efficiency(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
+double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
+double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
+
 /* ---- pipeline simulator (exposed for tests, traces and the closed-form comparison) ---------- */
 
 #define SAX_SIM_MAX_STAGES 256
