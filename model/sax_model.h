@@ -120,6 +120,9 @@ typedef struct {
     sax_ffn_act_t ffn_act;
     int experts, top_k, expert_ffn_hidden, shared_experts, dense_layers;
     bool tied_embeddings; /* output layer shares the embedding matrix */
+    /* Multi-head latent attention (DeepSeek-V2/V3); all 0 = standard MHA/GQA with head_dim = hidden/heads.
+     * Config keys: head_dim, rope_head_dim, q_lora_rank, kv_lora_rank. */
+    int head_dim, rope_head_dim, q_lora_rank, kv_lora_rank;
 } sax_model_desc_t;
 
 typedef struct {
