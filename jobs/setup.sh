@@ -31,8 +31,8 @@ default_example=jobs/examples/campus-3bldg-llama405b.json
 jobs=${SAX_JOBS:-$(nproc)}
 
 say() { printf 'setup: %s\n' "$*"; }
-die() {
-    printf 'setup: %s\n' "$*" >&2
+die() { # MESSAGE [EXIT_STATUS]
+    printf 'setup: %s\n' "$1" >&2
     exit "${2:-1}"
 }
 
