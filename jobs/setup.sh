@@ -150,10 +150,12 @@ example)
 test)
     install_packages
     check_cmake
+    failed=()
     for preset in "${test_presets[@]}"; do
         build "$preset"
-        run_tests "$preset"
+        run_tests "$preset" || failed+=("$preset")
     done
+    [[ ${#failed[@]} -eq 0 ]] || die "tests failed in preset(s): ${failed[*]}"
     say "all tests passed (presets: ${test_presets[*]})"
     ;;
 -h | --help)
