@@ -101,11 +101,11 @@ run_tests() {
     ctest --preset "$preset" -j "$jobs" --output-on-failure
 }
 
-# True when `sax CMD --help` does not mark CMD as not implemented yet.
+# True when `sax CMD --help` does not mark CMD "(not implemented yet)", as `sax --help` does.
 implemented() {
     local help
     help=$("$1" "$2" --help) || return 1
-    ! grep -q "not implemented" <<<"$help"
+    ! grep -qF "(not implemented yet)" <<<"$help"
 }
 
 # mpirun with the settings a local run needs, set for this one command only: Open MPI refuses to
@@ -129,6 +129,7 @@ run_example() {
     "$sax" --version
     if implemented "$sax" sweep; then
         mkdir -p out
+        rm -f "out/$name.h5" # a fresh run each time; `sax sweep --resume` is for interrupted sweeps
         local_mpirun "$sax" sweep "$example" -o "out/$name.h5"
         say "results: out/$name.h5 (next: $sax report out/$name.h5)"
     elif implemented "$sax" eval; then
