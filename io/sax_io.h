@@ -75,6 +75,21 @@ sax_status_t sax_results_write(MPI_Comm comm, const char *path, const sax_result
                                const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
                                int64_t n_my_runs, bool force, sax_error_t *err);
 
+/* What a write did (for tests and throughput measurements). */
+typedef struct {
+    double seconds;                    /* from entry to the rename, on this rank */
+    int64_t rows;                      /* rows in /rows */
+    int rows_io_mode;                  /* H5D_mpio_actual_io_mode_t of the last /rows write here */
+    uint32_t rows_no_collective_cause; /* H5Pget_mpio_no_collective_cause, global; 0 = collective */
+    int summary_io_mode;               /* the same for the /best write */
+} sax_results_write_stats_t;
+
+/* sax_results_write that also reports what it did (stats may be NULL). Collective. */
+sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_results_t *res,
+                                     const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
+                                     int64_t n_my_runs, bool force, sax_results_write_stats_t *stats,
+                                     sax_error_t *err);
+
 /* Serial: SAX_ERR_INPUT when `path` exists and `force` is false, or when its directory does not. */
 sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t *err);
 

@@ -1,0 +1,528 @@
+/* results_read.c - reads a results file back (serial, any HDF5 driver) for `sax pareto`,
+ * `sax report` and tests. Refuses files that are not HDF5, not from sax, or from an incompatible
+ * format version, with a message saying which. Enums are read by name (HDF5 converts enum values
+ * by member name), so a file stays readable if a later sax reorders a name list.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
+#include "results_hdf5.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *path;
+    hid_t file;
+    sax_error_t *err;
+} reader_t;
+
+static sax_status_t broken(reader_t *r, const char *what)
+{
+    return sax_error_set(r->err, SAX_ERR_INPUT, "%s: not a readable sax results file: %s", r->path, what);
+}
+
+/* A string attribute (variable or fixed length) as a malloc'ed string; NULL when absent. */
+static char *attr_string(hid_t obj, const char *name)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return NULL;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    char *out = NULL;
+    if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+        if (H5Tis_variable_str(t) > 0) {
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            H5Tset_cset(mt, H5Tget_cset(t));
+            char *v = NULL;
+            if (H5Aread(a, mt, &v) >= 0 && v) {
+                out = strdup(v);
+                H5free_memory(v);
+            }
+            H5Tclose(mt);
+        } else {
+            size_t n = H5Tget_size(t);
+            out = calloc(n + 1, 1);
+            if (out && H5Aread(a, t, out) < 0) {
+                free(out);
+                out = NULL;
+            }
+        }
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return out;
+}
+
+static bool attr_number(hid_t obj, const char *name, hid_t memtype, void *out)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return false;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    bool ok = a >= 0 && H5Aread(a, memtype, out) >= 0;
+    if (a >= 0)
+        H5Aclose(a);
+    return ok;
+}
+
+/* Reads dataset `name` (1-D) with `memtype` into a new buffer of `esize`-byte elements. */
+static sax_status_t read_all(reader_t *r, const char *name, hid_t memtype, size_t esize, void **buf, int64_t *n)
+{
+    *buf = NULL;
+    *n = 0;
+    if (H5Lexists(r->file, name, H5P_DEFAULT) <= 0) {
+        char what[128];
+        snprintf(what, sizeof what, "dataset /%s is missing", name);
+        return broken(r, what);
+    }
+    hid_t d = H5Dopen2(r->file, name, H5P_DEFAULT);
+    hid_t s = d >= 0 ? H5Dget_space(d) : -1;
+    hssize_t count = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+    sax_status_t st = SAX_OK;
+    if (count < 0) {
+        st = broken(r, name);
+        goto done;
+    }
+    *buf = calloc(count > 0 ? (size_t)count : 1, esize);
+    if (!*buf) {
+        st = sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory to read /%s", r->path, name);
+        goto done;
+    }
+    if (count > 0 && H5Dread(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) {
+        char what[160];
+        snprintf(what, sizeof what, "dataset /%s does not have the expected fields or names", name);
+        st = broken(r, what);
+        free(*buf);
+        *buf = NULL;
+        goto done;
+    }
+    *n = count;
+done:
+    if (s >= 0)
+        H5Sclose(s);
+    if (d >= 0)
+        H5Dclose(d);
+    return st;
+}
+
+/* ---- the space ---------------------------------------------------------------------------------- */
+
+/* The orders are the members of /space/order's enum type ("tp-cp-pp-dp" = value). */
+static sax_status_t read_orders(reader_t *r, sax_space_desc_t *sp)
+{
+    hid_t d = H5Dopen2(r->file, "space/order", H5P_DEFAULT);
+    if (d < 0)
+        return broken(r, "dataset /space/order is missing");
+    hid_t t = H5Dget_type(d);
+    sax_status_t st = SAX_OK;
+    int nm = H5Tget_class(t) == H5T_ENUM ? H5Tget_nmembers(t) : -1;
+    if (nm < 0)
+        st = broken(r, "/space/order is not an enum");
+    for (int m = 0; m < nm && st == SAX_OK; m++) {
+        char *name = H5Tget_member_name(t, (unsigned)m);
+        int32_t v = -1;
+        hid_t nt = H5Tget_native_type(t, H5T_DIR_ASCEND);
+        H5Tenum_valueof(nt, name, &v);
+        H5Tclose(nt);
+        if (v >= 0 && v < SAX_SPACE_MAX_VALUES) {
+            int len = 0;
+            char buf[96];
+            snprintf(buf, sizeof buf, "%s", name);
+            char *hash = strchr(buf, '#');
+            if (hash)
+                *hash = '\0';
+            for (char *tok = strtok(buf, "-"); tok && st == SAX_OK; tok = strtok(NULL, "-")) {
+                int dim = sax_name_lookup(sax_dim_names, SAX_DIM_COUNT, tok);
+                if (dim < 0 || len >= SAX_DIM_COUNT)
+                    st = broken(r, "an order in /space/order names an unknown dimension");
+                else
+                    sp->orders[v][len++] = (sax_dim_t)dim;
+            }
+            sp->order_len[v] = len;
+            if (v + 1 > sp->n_orders)
+                sp->n_orders = v + 1;
+        }
+        H5free_memory(name);
+    }
+    H5Tclose(t);
+    H5Dclose(d);
+    return st;
+}
+
+typedef struct {
+    char name[SAX_NAME_LEN];
+    int32_t v[SAX_KEY_COUNT];
+} baseline_t;
+
+static sax_status_t read_baselines(reader_t *r, sax_space_desc_t *sp, const sax_results_types_t *t, bool names_only)
+{
+    hid_t name_t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(name_t, SAX_NAME_LEN);
+    H5Tset_strpad(name_t, H5T_STR_NULLTERM);
+    hid_t bt = H5Tcreate(H5T_COMPOUND, sizeof(baseline_t));
+    H5Tinsert(bt, "name", offsetof(baseline_t, name), name_t);
+    if (!names_only)
+        for (int k = 0; k < SAX_KEY_COUNT; k++)
+            H5Tinsert(bt, sax_key_names[k], offsetof(baseline_t, v) + (size_t)k * sizeof(int32_t), t->key_any_t[k]);
+    void *buf;
+    int64_t n;
+    sax_status_t st = read_all(r, "space/baselines", bt, sizeof(baseline_t), &buf, &n);
+    H5Tclose(bt);
+    H5Tclose(name_t);
+    if (st != SAX_OK)
+        return st;
+    baseline_t *b = buf;
+    if (n > SAX_SPACE_MAX_BASELINES) {
+        free(buf);
+        return broken(r, "more baselines than this sax supports");
+    }
+    sp->n_baselines = (int)n;
+    for (int64_t i = 0; i < n; i++) {
+        memcpy(sp->baselines[i].name, b[i].name, SAX_NAME_LEN);
+        sp->baselines[i].name[SAX_NAME_LEN - 1] = '\0';
+        if (!names_only) {
+            sp->baselines[i].mask = 0;
+            for (int k = 0; k < SAX_KEY_COUNT; k++) {
+                if (b[i].v[k] != -1)
+                    sp->baselines[i].mask |= 1u << k;
+                sp->baselines[i].value[k] = b[i].v[k] == -1 ? 0 : b[i].v[k];
+            }
+        }
+    }
+    free(buf);
+    return SAX_OK;
+}
+
+static sax_status_t read_key_values(reader_t *r, sax_space_desc_t *sp, const sax_results_types_t *t)
+{
+    for (int k = 0; k < SAX_KEY_COUNT; k++) {
+        if (k == SAX_KEY_ORDER)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "space/%s", sax_key_names[k]);
+        void *buf;
+        int64_t n;
+        sax_status_t st = read_all(r, name, t->key_t[k], sizeof(int32_t), &buf, &n);
+        if (st != SAX_OK)
+            return st;
+        if (n > SAX_SPACE_MAX_VALUES) {
+            free(buf);
+            return broken(r, "a key of /space has more values than this sax supports");
+        }
+        sp->values[k].n = (int)n;
+        memcpy(sp->values[k].v, buf, (size_t)n * sizeof(int32_t));
+        free(buf);
+    }
+    return SAX_OK;
+}
+
+/* /scenarios: field 0 "scenario", then one double per variable named by its configuration path. */
+static sax_status_t read_scenarios(reader_t *r, sax_results_data_t *out)
+{
+    sax_space_desc_t *sp = &out->space;
+    hid_t d = H5Dopen2(r->file, "scenarios", H5P_DEFAULT);
+    if (d < 0)
+        return broken(r, "dataset /scenarios is missing");
+    hid_t ft = H5Dget_type(d);
+    int nm = H5Tget_nmembers(ft);
+    H5Dclose(d);
+    if (nm < 1 || nm - 1 > SAX_SPACE_MAX_SCENARIO_VARS) {
+        H5Tclose(ft);
+        return broken(r, "/scenarios has an unexpected layout");
+    }
+    int nv = nm - 1;
+    size_t esize = (size_t)nm * sizeof(double);
+    hid_t mt = H5Tcreate(H5T_COMPOUND, esize);
+    H5Tinsert(mt, "scenario", 0, H5T_NATIVE_INT64);
+    sp->n_scenario_vars = 0;
+    for (int m = 0; m < nm; m++) {
+        char *name = H5Tget_member_name(ft, (unsigned)m);
+        if (name && strcmp(name, "scenario") != 0 && sp->n_scenario_vars < nv) {
+            int v = sp->n_scenario_vars++;
+            snprintf(sp->scenario_vars[v].path, SAX_PATH_LEN, "%s", name);
+            H5Tinsert(mt, name, sizeof(double) * (size_t)(v + 1), H5T_NATIVE_DOUBLE);
+        }
+        H5free_memory(name);
+    }
+    H5Tclose(ft);
+    void *buf;
+    int64_t n;
+    sax_status_t st = read_all(r, "scenarios", mt, esize, &buf, &n);
+    H5Tclose(mt);
+    if (st != SAX_OK)
+        return st;
+    if (n > INT32_MAX) {
+        free(buf);
+        return broken(r, "too many scenarios");
+    }
+    out->scenario_values = calloc(n * nv > 0 ? (size_t)(n * nv) : 1, sizeof(double));
+    if (!out->scenario_values) {
+        free(buf);
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for the scenarios", r->path);
+    }
+    const double *row = buf;
+    for (int64_t s = 0; s < n; s++) {
+        for (int v = 0; v < nv; v++) {
+            double x = row[(size_t)s * (size_t)nm + 1 + (size_t)v];
+            out->scenario_values[s * nv + v] = x;
+            sax_scenario_var_t *var = &sp->scenario_vars[v];
+            bool seen = false;
+            for (int i = 0; i < var->n; i++)
+                seen = seen || var->v[i] == x;
+            if (!seen && var->n < SAX_SPACE_MAX_VALUES)
+                var->v[var->n++] = x;
+        }
+    }
+    out->res.n_scenarios = (int)n;
+    free(buf);
+    return SAX_OK;
+}
+
+/* ---- records ------------------------------------------------------------------------------------ */
+
+static sax_status_t read_records(reader_t *r, const sax_results_data_t *d, const char *name, hid_t row_t,
+                                 sax_record_t **recs, int64_t *n)
+{
+    void *buf;
+    sax_status_t st = read_all(r, name, row_t, sizeof(sax_row_t), &buf, n);
+    if (st != SAX_OK)
+        return st;
+    *recs = calloc(*n > 0 ? (size_t)*n : 1, sizeof **recs);
+    if (!*recs) {
+        free(buf);
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory to read /%s", r->path, name);
+    }
+    const sax_row_t *rows = buf;
+    for (int64_t i = 0; i < *n; i++)
+        sax_results_record_from_row(&d->space, &rows[i], &(*recs)[i]);
+    free(buf);
+    return SAX_OK;
+}
+
+static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_results_types_t *t, bool with_rows)
+{
+    int64_t n;
+    sax_status_t st = read_records(r, d, "best", t->row_t, &d->best, &n);
+    if (st == SAX_OK && n != d->res.n_scenarios)
+        st = broken(r, "/best does not have one row per scenario");
+    if (st == SAX_OK)
+        st = read_records(r, d, "top", t->row_t, &d->top, &d->res.n_top);
+    if (st == SAX_OK)
+        st = read_records(r, d, "pareto", t->row_t, &d->pareto, &d->res.n_pareto);
+    if (st != SAX_OK)
+        return st;
+
+    void *buf;
+    st = read_all(r, "best_per_value", t->bpv_t, sizeof(sax_bpv_row_t), &buf, &n);
+    if (st != SAX_OK)
+        return st;
+    d->best_per_value = calloc(n > 0 ? (size_t)n : 1, sizeof *d->best_per_value);
+    d->bpv_key = calloc(n > 0 ? (size_t)n : 1, sizeof *d->bpv_key);
+    d->bpv_value = calloc(n > 0 ? (size_t)n : 1, sizeof *d->bpv_value);
+    if (!d->best_per_value || !d->bpv_key || !d->bpv_value) {
+        free(buf);
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for best_per_value", r->path);
+    }
+    const sax_bpv_row_t *bpv = buf;
+    for (int64_t i = 0; i < n; i++) {
+        sax_results_record_from_row(&d->space, &bpv[i].row, &d->best_per_value[i]);
+        d->bpv_key[i] = bpv[i].bpv_key;
+        d->bpv_value[i] = bpv[i].bpv_value;
+    }
+    d->res.n_bpv = n;
+    free(buf);
+
+    st = read_all(r, "baseline_best", t->baseline_row_t, sizeof(sax_baseline_row_t), &buf, &n);
+    if (st != SAX_OK)
+        return st;
+    int64_t want = (int64_t)d->res.n_scenarios * d->space.n_baselines;
+    d->baseline_best = calloc(want > 0 ? (size_t)want : 1, sizeof *d->baseline_best);
+    if (!d->baseline_best) {
+        free(buf);
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for baseline_best", r->path);
+    }
+    for (int64_t i = 0; i < want; i++)
+        d->baseline_best[i].index = -1;
+    const sax_baseline_row_t *bl = buf;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t s = bl[i].row.scenario, b = bl[i].baseline;
+        if (s >= 0 && s < d->res.n_scenarios && b >= 0 && b < d->space.n_baselines)
+            sax_results_record_from_row(&d->space, &bl[i].row, &d->baseline_best[s * d->space.n_baselines + b]);
+    }
+    free(buf);
+
+    typedef struct {
+        int64_t count;
+        int32_t reason;
+    } count_t;
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(count_t));
+    H5Tinsert(ct, "reason", offsetof(count_t, reason), t->reason_t);
+    H5Tinsert(ct, "count", offsetof(count_t, count), H5T_NATIVE_INT64);
+    st = read_all(r, "infeasible", ct, sizeof(count_t), &buf, &n);
+    H5Tclose(ct);
+    if (st != SAX_OK)
+        return st;
+    const count_t *c = buf;
+    for (int64_t i = 0; i < n; i++)
+        if (c[i].reason >= 0 && c[i].reason < SAX_INFEASIBLE_COUNT)
+            d->res.infeasible[c[i].reason] = c[i].count;
+    free(buf);
+
+    if (with_rows && H5Lexists(r->file, "rows", H5P_DEFAULT) > 0)
+        st = read_records(r, d, "rows", t->row_t, &d->rows, &d->n_rows);
+    return st;
+}
+
+/* ---- provenance --------------------------------------------------------------------------------- */
+
+static sax_status_t read_provenance(reader_t *r, sax_results_data_t *d)
+{
+    static const char *const names[] = {"config_json", "sax_version", "git_revision", "command_line", "hosts"};
+    enum { N = sizeof names / sizeof names[0] };
+    char *s[N];
+    size_t total = 0;
+    for (int i = 0; i < N; i++) {
+        s[i] = attr_string(r->file, names[i]);
+        total += (s[i] ? strlen(s[i]) : 0) + 1;
+    }
+    d->strings = malloc(total);
+    if (!d->strings) {
+        for (int i = 0; i < N; i++)
+            free(s[i]);
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for the provenance", r->path);
+    }
+    const char **dst[N] = {&d->res.config_json, &d->res.version, &d->res.git_revision, &d->res.command_line,
+                           &d->res.hosts};
+    size_t at = 0;
+    for (int i = 0; i < N; i++) {
+        size_t len = s[i] ? strlen(s[i]) : 0;
+        memcpy(d->strings + at, s[i] ? s[i] : "", len + 1);
+        *dst[i] = d->strings + at;
+        at += len + 1;
+        free(s[i]);
+    }
+    int32_t i32;
+    if (attr_number(r->file, "ranks", H5T_NATIVE_INT32, &i32))
+        d->res.ranks = i32;
+    if (attr_number(r->file, "top_k", H5T_NATIVE_INT32, &i32))
+        d->res.top_k = i32;
+    attr_number(r->file, "start_unix_s", H5T_NATIVE_DOUBLE, &d->res.start_unix_s);
+    attr_number(r->file, "end_unix_s", H5T_NATIVE_DOUBLE, &d->res.end_unix_s);
+    attr_number(r->file, "evaluated", H5T_NATIVE_INT64, &d->res.evaluated);
+    attr_number(r->file, "skipped", H5T_NATIVE_INT64, &d->res.skipped);
+    char *store = attr_string(r->file, "store");
+    int si = store ? sax_name_lookup(sax_store_names, SAX_STORE_COUNT, store) : -1;
+    d->res.store = si < 0 ? SAX_STORE_NONE : (sax_store_t)si;
+    free(store);
+    return SAX_OK;
+}
+
+/* ---- entry points ------------------------------------------------------------------------------- */
+
+void sax_results_data_fini(sax_results_data_t *d)
+{
+    if (!d)
+        return;
+    free(d->strings);
+    free(d->scenario_values);
+    free(d->best);
+    free(d->top);
+    free(d->pareto);
+    free(d->best_per_value);
+    free(d->baseline_best);
+    free(d->bpv_key);
+    free(d->bpv_value);
+    free(d->rows);
+    memset(d, 0, sizeof *d);
+}
+
+static sax_status_t check_format(reader_t *r, sax_results_data_t *d)
+{
+    char *fmt = attr_string(r->file, "sax_format");
+    if (!fmt)
+        return sax_error_set(r->err, SAX_ERR_INPUT,
+                             "%s: an HDF5 file, but not a sax results file (no root attribute sax_format)", r->path);
+    bool ours = strcmp(fmt, SAX_RESULTS_FORMAT) == 0;
+    if (!ours) {
+        sax_error_set(r->err, SAX_ERR_INPUT, "%s: not a sax results file (sax_format is \"%.64s\", expected \"%s\")",
+                      r->path, fmt, SAX_RESULTS_FORMAT);
+        free(fmt);
+        return SAX_ERR_INPUT;
+    }
+    free(fmt);
+    int32_t v = 0;
+    if (!attr_number(r->file, "sax_format_version", H5T_NATIVE_INT32, &v))
+        return sax_error_set(r->err, SAX_ERR_INPUT, "%s: a sax results file without sax_format_version", r->path);
+    if (v != SAX_RESULTS_FORMAT_VERSION)
+        return sax_error_set(r->err, SAX_ERR_INPUT,
+                             "%s: results format version %d; this sax reads version %d (use the sax that wrote "
+                             "it, or re-run the sweep)",
+                             r->path, (int)v, SAX_RESULTS_FORMAT_VERSION);
+    d->format_version = v;
+    return SAX_OK;
+}
+
+sax_status_t sax_results_read(const char *path, bool with_rows, sax_results_data_t *out, sax_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    reader_t r = {.path = path, .file = -1, .err = err};
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+    fclose(probe);
+
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    sax_results_types_t t;
+    bool have_types = false;
+    sax_status_t st = SAX_OK;
+    if (H5Fis_hdf5(path) <= 0) {
+        st = sax_error_set(err, SAX_ERR_INPUT, "%s: not an HDF5 file (expected a results file from sax sweep)", path);
+        goto done;
+    }
+    r.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (r.file < 0) {
+        st = sax_error_set(err, SAX_ERR_INPUT, "%s: HDF5 cannot open it", path);
+        goto done;
+    }
+    if ((st = check_format(&r, out)) != SAX_OK || (st = read_provenance(&r, out)) != SAX_OK ||
+        (st = read_orders(&r, &out->space)) != SAX_OK)
+        goto done;
+    /* The baseline names enter the row types, so read them before building the types. */
+    if ((st = sax_results_types_init(&t, &out->space, err)) != SAX_OK)
+        goto done;
+    have_types = true;
+    if ((st = read_baselines(&r, &out->space, &t, true)) != SAX_OK)
+        goto done;
+    sax_results_types_fini(&t);
+    have_types = false;
+    if ((st = sax_results_types_init(&t, &out->space, err)) != SAX_OK)
+        goto done;
+    have_types = true;
+    if ((st = read_baselines(&r, &out->space, &t, false)) != SAX_OK || (st = read_key_values(&r, &out->space, &t)) != SAX_OK ||
+        (st = read_scenarios(&r, out)) != SAX_OK || (st = read_tables(&r, out, &t, with_rows)) != SAX_OK)
+        goto done;
+    out->res.space = &out->space;
+    out->res.scenario_values = out->scenario_values;
+    out->res.best = out->best;
+    out->res.top = out->top;
+    out->res.pareto = out->pareto;
+    out->res.best_per_value = out->best_per_value;
+    out->res.bpv_key = out->bpv_key;
+    out->res.bpv_value = out->bpv_value;
+    out->res.baseline_best = out->baseline_best;
+done:
+    if (have_types)
+        sax_results_types_fini(&t);
+    if (r.file >= 0)
+        H5Fclose(r.file);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    if (st != SAX_OK)
+        sax_results_data_fini(out);
+    return st;
+}

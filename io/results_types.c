@@ -1,0 +1,413 @@
+/* results_types.c - the HDF5 types of a results file (enums named from the model's X-macro name
+ * arrays, the row compound from SAX_METRIC_LIST + SAX_PHASE_LIST + the candidate keys) and the
+ * conversion between rows and records. Serial; no file access.
+ */
+#include "results_hdf5.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SAX_STORE_NAME(name, str) str,
+const char *const sax_store_names[SAX_STORE_COUNT] = {SAX_STORE_LIST(SAX_STORE_NAME)};
+#undef SAX_STORE_NAME
+
+static const char *const bool_names[2] = {"FALSE", "TRUE"}; /* h5py reads this enum as numpy bool */
+static const char *const flag_names[2] = {"false", "true"};
+
+/* The name table of a named key, or NULL for an integer key (order is named by the space). */
+static const char *const *key_value_names(sax_key_t k, int *count)
+{
+    switch (k) {
+    case SAX_KEY_SCHEDULE: *count = SAX_SCHEDULE_COUNT; return sax_schedule_names;
+    case SAX_KEY_RECOMPUTE: *count = SAX_RECOMPUTE_COUNT; return sax_recompute_names;
+    case SAX_KEY_SEQUENCE_PARALLEL: *count = 2; return flag_names;
+    case SAX_KEY_LAYER_SPLIT: *count = SAX_LAYER_SPLIT_COUNT; return sax_layer_split_names;
+    case SAX_KEY_TRANSPORT: *count = SAX_TRANSPORT_COUNT; return sax_transport_names;
+    case SAX_KEY_ALGORITHM: *count = SAX_ALGORITHM_COUNT; return sax_algorithm_names;
+    case SAX_KEY_COMPRESSION: *count = SAX_COMPRESSION_COUNT; return sax_compression_names;
+    default: *count = 0; return NULL;
+    }
+}
+
+void sax_results_order_name(const sax_space_desc_t *space, int o, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (o < 0 || o >= space->n_orders) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    size_t used = 0;
+    for (int i = 0; i < space->order_len[o] && used + 1 < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i ? "-" : "", sax_dim_names[space->orders[o][i]]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+char *sax_results_key_value_str(const sax_space_desc_t *space, const sax_candidate_t *c, sax_key_t k,
+                                char *buf, size_t len)
+{
+    if (len == 0)
+        return buf;
+    if (k == SAX_KEY_ORDER) {
+        size_t used = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < c->n_order && i < SAX_DIM_COUNT && used + 1 < len; i++) {
+            int n = snprintf(buf + used, len - used, "%s%s", i ? "-" : "", sax_dim_names[c->order[i]]);
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+        (void)space;
+        return buf;
+    }
+    int count;
+    const char *const *names = key_value_names(k, &count);
+    int32_t v = sax_candidate_get(c, k);
+    if (names && v >= 0 && v < count)
+        snprintf(buf, len, "%s", names[v]);
+    else if (k == SAX_KEY_DP && v == 0)
+        snprintf(buf, len, "auto");
+    else
+        snprintf(buf, len, "%d", (int)v);
+    return buf;
+}
+
+/* Index of the candidate's order among the space's orders, or -1. */
+static int32_t order_index(const sax_space_desc_t *space, const sax_candidate_t *c)
+{
+    for (int o = 0; o < space->n_orders; o++) {
+        if (space->order_len[o] != c->n_order)
+            continue;
+        if (memcmp(space->orders[o], c->order, (size_t)c->n_order * sizeof c->order[0]) == 0)
+            return o;
+    }
+    return -1;
+}
+
+void sax_results_row_from_record(const sax_space_desc_t *space, const sax_record_t *rec, sax_row_t *row)
+{
+    memset(row, 0, sizeof *row);
+    const sax_result_t *r = &rec->result;
+    row->index = rec->index;
+#define SAX_ROW_COPY(field, unit, desc) row->field = r->field;
+    SAX_METRIC_LIST(SAX_ROW_COPY)
+    SAX_ROW_MEMORY_LIST(SAX_ROW_COPY)
+#undef SAX_ROW_COPY
+    memcpy(row->breakdown_s, r->breakdown_s, sizeof row->breakdown_s);
+    memcpy(row->comm_s, r->comm_s, sizeof row->comm_s);
+    row->scenario = rec->scenario;
+    for (int k = 0; k < SAX_KEY_COUNT; k++)
+        row->key[k] = sax_candidate_get(&rec->candidate, (sax_key_t)k);
+    row->key[SAX_KEY_ORDER] = order_index(space, &rec->candidate);
+    row->reason = (int32_t)r->reason;
+    row->gpus_used = r->gpus_used;
+    row->feasible = r->feasible ? 1 : 0;
+}
+
+void sax_results_record_from_row(const sax_space_desc_t *space, const sax_row_t *row, sax_record_t *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    sax_result_t *r = &rec->result;
+    rec->index = row->index;
+    rec->scenario = row->scenario;
+#define SAX_ROW_COPY(field, unit, desc) r->field = row->field;
+    SAX_METRIC_LIST(SAX_ROW_COPY)
+    SAX_ROW_MEMORY_LIST(SAX_ROW_COPY)
+#undef SAX_ROW_COPY
+    memcpy(r->breakdown_s, row->breakdown_s, sizeof r->breakdown_s);
+    memcpy(r->comm_s, row->comm_s, sizeof r->comm_s);
+    for (int k = 0; k < SAX_KEY_COUNT; k++)
+        sax_candidate_set(&rec->candidate, (sax_key_t)k, row->key[k]);
+    int o = row->key[SAX_KEY_ORDER];
+    if (o >= 0 && o < space->n_orders) {
+        rec->candidate.n_order = space->order_len[o];
+        memcpy(rec->candidate.order, space->orders[o], sizeof rec->candidate.order);
+    }
+    r->reason = (row->reason >= 0 && row->reason < SAX_INFEASIBLE_COUNT) ? (sax_infeasible_t)row->reason
+                                                                          : SAX_FEASIBLE;
+    r->gpus_used = row->gpus_used;
+    r->feasible = row->feasible != 0;
+}
+
+/* ---- columns ---------------------------------------------------------------------------------- */
+
+/* Descriptions of the breakdown and per-dimension columns (names are built from the lists). */
+static const char *const phase_descriptions[SAX_PHASE_COUNT] = {
+    "compute time on the critical path (incl. recomputation)",
+    "pipeline bubble: idle time of the critical stage",
+    "tensor-parallel communication not hidden behind compute",
+    "context-parallel communication not hidden behind compute",
+    "expert-parallel (all-to-all) communication not hidden behind compute",
+    "pipeline send/receive time not hidden behind compute",
+    "data-parallel gradient synchronisation not hidden behind the backward pass",
+};
+
+static const char *const key_descriptions[SAX_KEY_COUNT] = {
+    "tensor-parallel degree", "pipeline-parallel degree", "data-parallel degree",
+    "context-parallel degree", "expert-parallel degree", "virtual pipeline stages per GPU",
+    "sequences per micro-batch", "pipeline schedule", "activation recomputation",
+    "sequence parallelism", "ZeRO stage (3 = FSDP)", "placement: parallel dimensions innermost first",
+    "layer split between stages", "transport of the site links", "connections per peer pair",
+    "collective algorithm", "compression of cross-site traffic",
+};
+
+/* Column names and descriptions built from the lists by string-literal concatenation. */
+#define SAX_PHASE_COLUMN(name, str) str "_s",
+static const char *const phase_columns[SAX_PHASE_COUNT] = {SAX_PHASE_LIST(SAX_PHASE_COLUMN)};
+#undef SAX_PHASE_COLUMN
+#define SAX_COMM_COLUMN(name, str) "comm_" str "_s",
+static const char *const comm_columns[SAX_DIM_COUNT] = {SAX_DIM_LIST(SAX_COMM_COLUMN)};
+#undef SAX_COMM_COLUMN
+#define SAX_COMM_DESC(name, str) "total time of " str " traffic per iteration, hidden or not",
+static const char *const comm_descriptions[SAX_DIM_COUNT] = {SAX_DIM_LIST(SAX_COMM_DESC)};
+#undef SAX_COMM_DESC
+
+/* One column: name, unit, description, byte offset in sax_row_t, kind. */
+typedef enum { COL_I64, COL_I32, COL_KEY, COL_BOOL, COL_REASON, COL_DOUBLE } col_kind_t;
+typedef struct {
+    const char *name, *unit, *description;
+    size_t offset;
+    col_kind_t kind;
+    int key;
+} col_t;
+
+static int row_columns(col_t *c, int max)
+{
+    int n = 0;
+#define SAX_COL(nm_, unit_, desc_, off_, kind_, key_)                                               \
+    do {                                                                                             \
+        if (n < max)                                                                                 \
+            c[n] = (col_t){nm_, unit_, desc_, off_, kind_, key_};                                   \
+        n++;                                                                                         \
+    } while (0)
+    SAX_COL("index", "1", "candidate index in the design space (mixed radix, search/)",
+            offsetof(sax_row_t, index), COL_I64, 0);
+    SAX_COL("scenario", "1", "scenario index (row of /scenarios)", offsetof(sax_row_t, scenario), COL_I32, 0);
+    for (int k = 0; k < SAX_KEY_COUNT; k++)
+        SAX_COL(sax_key_names[k], "1", key_descriptions[k], offsetof(sax_row_t, key) + (size_t)k * sizeof(int32_t),
+                COL_KEY, k);
+    SAX_COL("feasible", "1", "whether the candidate can run", offsetof(sax_row_t, feasible), COL_BOOL, 0);
+    SAX_COL("reason", "1", "why the candidate cannot run (none when feasible)", offsetof(sax_row_t, reason),
+            COL_REASON, 0);
+#define SAX_COL_METRIC(field, unit, desc) SAX_COL(#field, unit, desc, offsetof(sax_row_t, field), COL_DOUBLE, 0);
+    SAX_METRIC_LIST(SAX_COL_METRIC)
+    for (int p = 0; p < SAX_PHASE_COUNT; p++)
+        SAX_COL(phase_columns[p], "s", phase_descriptions[p],
+                offsetof(sax_row_t, breakdown_s) + (size_t)p * sizeof(double), COL_DOUBLE, 0);
+    SAX_ROW_MEMORY_LIST(SAX_COL_METRIC)
+#undef SAX_COL_METRIC
+    for (int d = 0; d < SAX_DIM_COUNT; d++)
+        SAX_COL(comm_columns[d], "s", comm_descriptions[d], offsetof(sax_row_t, comm_s) + (size_t)d * sizeof(double),
+                COL_DOUBLE, 0);
+    SAX_COL("gpus_used", "1", "GPUs the candidate occupies", offsetof(sax_row_t, gpus_used), COL_I32, 0);
+#undef SAX_COL
+    return n;
+}
+
+#define SAX_MAX_COLUMNS 64
+
+int sax_results_columns(sax_results_column_t *out, int max)
+{
+    col_t cols[SAX_MAX_COLUMNS];
+    int n = row_columns(cols, SAX_MAX_COLUMNS);
+    for (int i = 0; i < n && i < max; i++)
+        out[i] = (sax_results_column_t){cols[i].name, cols[i].unit, cols[i].description};
+    return n;
+}
+
+int sax_results_field_info(hid_t compound, const char ***units, const char ***descriptions)
+{
+    col_t cols[SAX_MAX_COLUMNS];
+    int nc = row_columns(cols, SAX_MAX_COLUMNS);
+    int n = H5Tget_nmembers(compound);
+    if (n < 0)
+        return -1;
+    *units = calloc((size_t)n + 1, sizeof **units);
+    *descriptions = calloc((size_t)n + 1, sizeof **descriptions);
+    if (!*units || !*descriptions) {
+        free(*units);
+        free(*descriptions);
+        return -1;
+    }
+    for (int m = 0; m < n; m++) {
+        char *name = H5Tget_member_name(compound, (unsigned)m);
+        (*units)[m] = "";
+        (*descriptions)[m] = "";
+        for (int c = 0; name && c < nc; c++) {
+            if (strcmp(cols[c].name, name) == 0) {
+                (*units)[m] = cols[c].unit;
+                (*descriptions)[m] = cols[c].description;
+            }
+        }
+        if (name && strcmp(name, "bpv_key") == 0) {
+            (*descriptions)[m] = "design key this row is the best for";
+        } else if (name && strcmp(name, "bpv_value") == 0) {
+            (*descriptions)[m] = "value of bpv_key (integer coding; names in /space/<key>)";
+        } else if (name && strcmp(name, "count") == 0) {
+            (*descriptions)[m] = "number of evaluated candidates";
+            (*units)[m] = "1";
+        } else if (name && strcmp(name, "baseline") == 0) {
+            (*descriptions)[m] = "baseline (space.baselines) this row is the best candidate of";
+        }
+        H5free_memory(name);
+    }
+    return n;
+}
+
+/* ---- types ------------------------------------------------------------------------------------ */
+
+static hid_t enum_type(hid_t base, const char *const *names, int count, bool with_any)
+{
+    hid_t t = H5Tenum_create(base);
+    if (t < 0)
+        return -1;
+    if (with_any) {
+        int32_t v = -1;
+        if (H5Tenum_insert(t, "any", &v) < 0)
+            goto fail;
+    }
+    for (int i = 0; i < count; i++) {
+        if (base == H5T_NATIVE_INT8) {
+            int8_t v = (int8_t)i;
+            if (H5Tenum_insert(t, names[i], &v) < 0)
+                goto fail;
+        } else {
+            int32_t v = i;
+            if (H5Tenum_insert(t, names[i], &v) < 0)
+                goto fail;
+        }
+    }
+    return t;
+fail:
+    H5Tclose(t);
+    return -1;
+}
+
+/* The order enum: the space's orders as "tp-cp-pp-dp", plus -1 named "other" (a candidate whose
+ * order is not one of them) or, in the baselines table, "any" (the baseline does not fix it). */
+static hid_t order_enum_type(const sax_space_desc_t *space, bool with_any)
+{
+    hid_t t = H5Tenum_create(H5T_NATIVE_INT32);
+    if (t < 0)
+        return -1;
+    int32_t v = -1;
+    if (H5Tenum_insert(t, with_any ? "any" : "other", &v) < 0)
+        goto fail;
+    for (int o = 0; o < space->n_orders; o++) {
+        char name[64];
+        sax_results_order_name(space, o, name, sizeof name);
+        v = o;
+        /* Two identical orders in a space would make a duplicate name; suffix the index. */
+        if (H5Tenum_valueof(t, name, &(int32_t){0}) >= 0) {
+            size_t len = strlen(name);
+            snprintf(name + len, sizeof name - len, "#%d", o);
+        }
+        if (H5Tenum_insert(t, name, &v) < 0)
+            goto fail;
+    }
+    return t;
+fail:
+    H5Tclose(t);
+    return -1;
+}
+
+static herr_t insert_row_members(hid_t compound, size_t base, const sax_results_types_t *t)
+{
+    col_t cols[SAX_MAX_COLUMNS];
+    int n = row_columns(cols, SAX_MAX_COLUMNS);
+    for (int i = 0; i < n; i++) {
+        hid_t mt = -1;
+        switch (cols[i].kind) {
+        case COL_I64: mt = H5T_NATIVE_INT64; break;
+        case COL_I32: mt = H5T_NATIVE_INT32; break;
+        case COL_KEY: mt = t->key_t[cols[i].key]; break;
+        case COL_BOOL: mt = t->bool_t; break;
+        case COL_REASON: mt = t->reason_t; break;
+        case COL_DOUBLE: mt = H5T_NATIVE_DOUBLE; break;
+        }
+        if (H5Tinsert(compound, cols[i].name, base + cols[i].offset, mt) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void sax_results_types_fini(sax_results_types_t *t)
+{
+    hid_t *owned[] = {&t->bool_t, &t->reason_t, &t->row_t, &t->bpv_t, &t->baseline_enum_t,
+                      &t->baseline_row_t, &t->key_enum_t, &t->str_t};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
+        if (*owned[i] >= 0)
+            H5Tclose(*owned[i]);
+        *owned[i] = -1;
+    }
+    for (int k = 0; k < SAX_KEY_COUNT; k++) {
+        if (t->key_t[k] >= 0 && t->key_t[k] != H5T_NATIVE_INT32)
+            H5Tclose(t->key_t[k]);
+        if (t->key_any_t[k] >= 0 && t->key_any_t[k] != H5T_NATIVE_INT32)
+            H5Tclose(t->key_any_t[k]);
+        t->key_t[k] = t->key_any_t[k] = -1;
+    }
+}
+
+sax_status_t sax_results_types_init(sax_results_types_t *t, const sax_space_desc_t *space, sax_error_t *err)
+{
+    t->bool_t = t->reason_t = t->row_t = t->bpv_t = t->baseline_enum_t = t->baseline_row_t = -1;
+    t->key_enum_t = t->str_t = -1;
+    for (int k = 0; k < SAX_KEY_COUNT; k++)
+        t->key_t[k] = t->key_any_t[k] = -1;
+
+    if ((t->bool_t = enum_type(H5T_NATIVE_INT8, bool_names, 2, false)) < 0)
+        goto fail;
+    if ((t->reason_t = enum_type(H5T_NATIVE_INT32, sax_infeasible_names, SAX_INFEASIBLE_COUNT, false)) < 0)
+        goto fail;
+    if ((t->key_enum_t = enum_type(H5T_NATIVE_INT32, sax_key_names, SAX_KEY_COUNT, false)) < 0)
+        goto fail;
+    for (int k = 0; k < SAX_KEY_COUNT; k++) {
+        int count;
+        const char *const *names = key_value_names((sax_key_t)k, &count);
+        if (k == SAX_KEY_ORDER) {
+            t->key_t[k] = order_enum_type(space, false);
+            t->key_any_t[k] = order_enum_type(space, true);
+        } else if (names) {
+            t->key_t[k] = enum_type(H5T_NATIVE_INT32, names, count, false);
+            t->key_any_t[k] = enum_type(H5T_NATIVE_INT32, names, count, true);
+        } else {
+            t->key_t[k] = t->key_any_t[k] = H5T_NATIVE_INT32;
+        }
+        if (t->key_t[k] < 0 || t->key_any_t[k] < 0)
+            goto fail;
+    }
+    if ((t->row_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_row_t))) < 0 || insert_row_members(t->row_t, 0, t) < 0)
+        goto fail;
+    if ((t->bpv_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_bpv_row_t))) < 0 ||
+        H5Tinsert(t->bpv_t, "bpv_key", offsetof(sax_bpv_row_t, bpv_key), t->key_enum_t) < 0 ||
+        H5Tinsert(t->bpv_t, "bpv_value", offsetof(sax_bpv_row_t, bpv_value), H5T_NATIVE_INT32) < 0 ||
+        insert_row_members(t->bpv_t, offsetof(sax_bpv_row_t, row), t) < 0)
+        goto fail;
+    {
+        /* An enum needs a member: a space without baselines gets only "none" = -1. */
+        const char *names[SAX_SPACE_MAX_BASELINES] = {0};
+        int nb = space->n_baselines < SAX_SPACE_MAX_BASELINES ? space->n_baselines : SAX_SPACE_MAX_BASELINES;
+        for (int b = 0; b < nb; b++)
+            names[b] = space->baselines[b].name;
+        if ((t->baseline_enum_t = enum_type(H5T_NATIVE_INT32, names, nb, false)) < 0)
+            goto fail;
+        if (nb == 0 && H5Tenum_insert(t->baseline_enum_t, "none", &(int32_t){-1}) < 0)
+            goto fail;
+    }
+    if ((t->baseline_row_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_baseline_row_t))) < 0 ||
+        H5Tinsert(t->baseline_row_t, "baseline", offsetof(sax_baseline_row_t, baseline), t->baseline_enum_t) < 0 ||
+        insert_row_members(t->baseline_row_t, offsetof(sax_baseline_row_t, row), t) < 0)
+        goto fail;
+    if ((t->str_t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t->str_t, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(t->str_t, H5T_CSET_UTF8) < 0)
+        goto fail;
+    return SAX_OK;
+fail:
+    sax_results_types_fini(t);
+    return sax_error_set(err, SAX_ERR_HDF5, "could not build the HDF5 types of a results file");
+}

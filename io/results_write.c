@@ -1,0 +1,799 @@
+/* results_write.c - writes a sweep's results file collectively through MPI-IO (parallel HDF5).
+ *
+ * Every rank makes the same HDF5 calls with the same arguments (metadata is collective); the
+ * reductions, identical on every rank, are written by rank 0 inside collective H5Dwrite calls
+ * (the other ranks select nothing); /rows is written by every rank at offsets computed from the
+ * runs all ranks announce, so its order is (scenario, index) whatever the number of ranks. The
+ * file is written under a temporary name and renamed by rank 0 once closed.
+ */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+
+#include "results_hdf5.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SAX_ROWS_CHUNK 16384         /* rows per chunk of /rows (about 4 MiB) */
+#define SAX_ROWS_BATCH (1 << 18)     /* rows per collective H5Dwrite round (bounds memory and MPI counts) */
+#define SAX_ROWS_DEFLATE 1           /* zlib level: fast, and most of the gain on these rows */
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, size;
+    hid_t file, dxpl;
+    sax_results_types_t t;
+    const sax_results_t *res;
+    sax_results_write_stats_t *stats;
+    sax_error_t *err;
+} writer_t;
+
+/* ---- attributes (collective: identical on every rank) ------------------------------------------ */
+
+static sax_status_t hdf5_fail(writer_t *w, const char *what, const char *name)
+{
+    return sax_error_set(w->err, SAX_ERR_HDF5, "writing results: could not %s '%s'", what, name);
+}
+
+static sax_status_t attr_write(writer_t *w, hid_t obj, const char *name, hid_t type, hid_t space,
+                               const void *buf)
+{
+    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, type, buf);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc < 0 ? hdf5_fail(w, "write attribute", name) : SAX_OK;
+}
+
+static sax_status_t attr_str(writer_t *w, hid_t obj, const char *name, const char *value)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    const char *v = value ? value : "";
+    sax_status_t st = attr_write(w, obj, name, w->t.str_t, s, &v);
+    H5Sclose(s);
+    return st;
+}
+
+static sax_status_t attr_strs(writer_t *w, hid_t obj, const char *name, const char *const *values, int n)
+{
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t s = n > 0 ? H5Screate_simple(1, dims, NULL) : H5Screate(H5S_NULL);
+    sax_status_t st = attr_write(w, obj, name, w->t.str_t, s, values);
+    H5Sclose(s);
+    return st;
+}
+
+static sax_status_t attr_num(writer_t *w, hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    sax_status_t st = attr_write(w, obj, name, type, s, value);
+    H5Sclose(s);
+    return st;
+}
+
+static sax_status_t attr_i64(writer_t *w, hid_t obj, const char *name, int64_t v)
+{
+    return attr_num(w, obj, name, H5T_NATIVE_INT64, &v);
+}
+
+static sax_status_t attr_f64(writer_t *w, hid_t obj, const char *name, double v)
+{
+    return attr_num(w, obj, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* description, and for compounds field_units + field_descriptions in member order; else units. */
+static sax_status_t describe(writer_t *w, hid_t dset, hid_t type, const char *description, const char *units)
+{
+    sax_status_t st = attr_str(w, dset, "description", description);
+    if (st != SAX_OK)
+        return st;
+    if (H5Tget_class(type) == H5T_COMPOUND) {
+        const char **u = NULL, **d = NULL;
+        int n = sax_results_field_info(type, &u, &d);
+        if (n < 0)
+            return hdf5_fail(w, "describe the fields of", description);
+        st = attr_strs(w, dset, "field_units", u, n);
+        if (st == SAX_OK)
+            st = attr_strs(w, dset, "field_descriptions", d, n);
+        free(u);
+        free(d);
+        return st;
+    }
+    return attr_str(w, dset, "units", units);
+}
+
+/* ---- small datasets: contiguous, written by rank 0 in a collective call ------------------------- */
+
+static sax_status_t write_small(writer_t *w, hid_t loc, const char *name, hid_t type, int64_t n, const void *buf,
+                                const char *description, const char *units)
+{
+    sax_status_t st = SAX_OK;
+    hsize_t dims[1] = {(hsize_t)n};
+    hid_t fs = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, type, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (d < 0) {
+        st = hdf5_fail(w, "create dataset", name);
+        goto done;
+    }
+    if (n > 0) {
+        hsize_t one[1] = {1};
+        hid_t ms = H5Screate_simple(1, w->rank == 0 ? dims : one, NULL);
+        if (w->rank != 0) {
+            H5Sselect_none(ms);
+            H5Sselect_none(fs);
+        }
+        herr_t rc = H5Dwrite(d, type, ms, fs, w->dxpl, buf);
+        H5Sclose(ms);
+        if (rc < 0) {
+            st = hdf5_fail(w, "write dataset", name);
+            goto done;
+        }
+        if (w->stats && strcmp(name, "best") == 0) {
+            H5D_mpio_actual_io_mode_t mode;
+            if (H5Pget_mpio_actual_io_mode(w->dxpl, &mode) >= 0)
+                w->stats->summary_io_mode = (int)mode;
+        }
+    }
+    st = describe(w, d, type, description, units);
+done:
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(fs);
+    return st;
+}
+
+static sax_status_t write_records(writer_t *w, const char *name, const sax_record_t *recs, int64_t n,
+                                  const char *description)
+{
+    sax_row_t *rows = calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
+    if (!rows)
+        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for %s", name);
+    for (int64_t i = 0; i < n; i++)
+        sax_results_row_from_record(w->res->space, &recs[i], &rows[i]);
+    sax_status_t st = write_small(w, w->file, name, w->t.row_t, n, rows, description, NULL);
+    free(rows);
+    return st;
+}
+
+/* ---- the design space and the scenarios --------------------------------------------------------- */
+
+static const char *column_description(const char *name)
+{
+    sax_results_column_t cols[64];
+    int n = sax_results_columns(cols, 64);
+    for (int i = 0; i < n && i < 64; i++)
+        if (strcmp(cols[i].name, name) == 0)
+            return cols[i].description;
+    return "";
+}
+
+static sax_status_t write_space(writer_t *w)
+{
+    const sax_space_desc_t *sp = w->res->space;
+    sax_status_t st = SAX_OK;
+    hid_t g = H5Gcreate2(w->file, "space", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return hdf5_fail(w, "create group", "space");
+    st = attr_str(w, g, "description", "the design space: the values of each key the sweep explored");
+    for (int k = 0; k < SAX_KEY_COUNT && st == SAX_OK; k++) {
+        int32_t v[SAX_SPACE_MAX_VALUES];
+        int n;
+        if (k == SAX_KEY_ORDER) {
+            n = sp->n_orders;
+            for (int o = 0; o < n; o++)
+                v[o] = o;
+        } else {
+            n = sp->values[k].n;
+            memcpy(v, sp->values[k].v, sizeof v);
+        }
+        st = write_small(w, g, sax_key_names[k], w->t.key_t[k], n, v, column_description(sax_key_names[k]), "1");
+    }
+    /* baselines: name + the value each fixes ("any"/-1 where it does not) */
+    typedef struct {
+        char name[SAX_NAME_LEN];
+        int32_t v[SAX_KEY_COUNT];
+    } baseline_t;
+    baseline_t b[SAX_SPACE_MAX_BASELINES];
+    memset(b, 0, sizeof b);
+    int nb = sp->n_baselines;
+    for (int i = 0; i < nb; i++) {
+        memcpy(b[i].name, sp->baselines[i].name, SAX_NAME_LEN);
+        b[i].name[SAX_NAME_LEN - 1] = '\0';
+        for (int k = 0; k < SAX_KEY_COUNT; k++)
+            b[i].v[k] = (sp->baselines[i].mask >> k) & 1u ? sp->baselines[i].value[k] : -1;
+    }
+    hid_t name_t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(name_t, SAX_NAME_LEN);
+    H5Tset_strpad(name_t, H5T_STR_NULLTERM);
+    hid_t bt = H5Tcreate(H5T_COMPOUND, sizeof(baseline_t));
+    H5Tinsert(bt, "name", offsetof(baseline_t, name), name_t);
+    for (int k = 0; k < SAX_KEY_COUNT; k++)
+        H5Tinsert(bt, sax_key_names[k], offsetof(baseline_t, v) + (size_t)k * sizeof(int32_t), w->t.key_any_t[k]);
+    if (st == SAX_OK)
+        st = write_small(w, g, "baselines", bt, nb, b,
+                         "baselines: named partial configurations; each key's value, or any/-1 when the "
+                         "baseline leaves it to the optimiser", NULL);
+    H5Tclose(bt);
+    H5Tclose(name_t);
+    H5Gclose(g);
+    return st;
+}
+
+/* SI unit of a scenario variable, from the last component of its configuration path. */
+static const char *scenario_unit(const char *path)
+{
+    static const struct {
+        const char *suffix, *unit;
+    } units[] = {{"bandwidth", "B/s"}, {"latency", "s"}, {"distance", "m"}, {"loss", "1"},
+                 {"gpus", "1"},        {"hbm", "B"},     {"peak_flops", "FLOP/s"}, {"oversubscription", "1"}};
+    const char *dot = strrchr(path, '.');
+    const char *last = dot ? dot + 1 : path;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(last, units[i].suffix) == 0)
+            return units[i].unit;
+    return "SI";
+}
+
+static sax_status_t write_scenarios(writer_t *w)
+{
+    const sax_results_t *r = w->res;
+    int nv = r->space->n_scenario_vars;
+    size_t esize = sizeof(int64_t) + (size_t)nv * sizeof(double);
+    unsigned char *buf = calloc(r->n_scenarios > 0 ? (size_t)r->n_scenarios : 1, esize);
+    if (!buf)
+        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for the scenarios");
+    for (int s = 0; s < r->n_scenarios; s++) {
+        int64_t idx = s;
+        memcpy(buf + (size_t)s * esize, &idx, sizeof idx);
+        if (nv > 0)
+            memcpy(buf + (size_t)s * esize + sizeof idx, r->scenario_values + (size_t)s * (size_t)nv,
+                   (size_t)nv * sizeof(double));
+    }
+    hid_t t = H5Tcreate(H5T_COMPOUND, esize);
+    H5Tinsert(t, "scenario", 0, H5T_NATIVE_INT64);
+    const char *units[SAX_SPACE_MAX_SCENARIO_VARS + 1] = {"1"};
+    const char *paths[SAX_SPACE_MAX_SCENARIO_VARS + 1] = {"scenario index"};
+    for (int v = 0; v < nv; v++) {
+        H5Tinsert(t, r->space->scenario_vars[v].path, sizeof(int64_t) + (size_t)v * sizeof(double),
+                  H5T_NATIVE_DOUBLE);
+        units[v + 1] = scenario_unit(r->space->scenario_vars[v].path);
+        paths[v + 1] = r->space->scenario_vars[v].path;
+    }
+    sax_status_t st = SAX_OK;
+    hsize_t dims[1] = {(hsize_t)r->n_scenarios};
+    hid_t fs = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(w->file, "scenarios", t, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (d < 0) {
+        st = hdf5_fail(w, "create dataset", "scenarios");
+    } else {
+        if (r->n_scenarios > 0) {
+            hsize_t one[1] = {1};
+            hid_t ms = H5Screate_simple(1, w->rank == 0 ? dims : one, NULL);
+            if (w->rank != 0) {
+                H5Sselect_none(ms);
+                H5Sselect_none(fs);
+            }
+            if (H5Dwrite(d, t, ms, fs, w->dxpl, buf) < 0)
+                st = hdf5_fail(w, "write dataset", "scenarios");
+            H5Sclose(ms);
+        }
+        if (st == SAX_OK)
+            st = attr_str(w, d, "description",
+                          "the scenarios: one row per combination of the swept environment values (SI units); "
+                          "field names are configuration paths");
+        if (st == SAX_OK)
+            st = attr_strs(w, d, "field_units", units, nv + 1);
+        if (st == SAX_OK)
+            st = attr_strs(w, d, "field_descriptions", paths, nv + 1);
+        H5Dclose(d);
+    }
+    H5Sclose(fs);
+    H5Tclose(t);
+    free(buf);
+    return st;
+}
+
+/* ---- reductions --------------------------------------------------------------------------------- */
+
+static sax_status_t write_reductions(writer_t *w)
+{
+    const sax_results_t *r = w->res;
+    sax_status_t st = write_records(w, "best", r->best, r->n_scenarios,
+                                    "the fastest feasible candidate of each scenario (row s = scenario s; "
+                                    "index -1 when no candidate is feasible)");
+    if (st == SAX_OK)
+        st = write_records(w, "top", r->top, r->n_top,
+                           "the top_k fastest feasible candidates of each scenario, by scenario then "
+                           "iteration time");
+    if (st == SAX_OK)
+        st = write_records(w, "pareto", r->pareto, r->n_pareto,
+                           "per scenario, the candidates not dominated in (iteration_time_s, "
+                           "cross_site_bytes_per_iteration), by scenario then iteration time");
+    if (st != SAX_OK)
+        return st;
+
+    int64_t nb = r->n_bpv;
+    sax_bpv_row_t *bpv = calloc(nb > 0 ? (size_t)nb : 1, sizeof *bpv);
+    if (!bpv)
+        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for best_per_value");
+    for (int64_t i = 0; i < nb; i++) {
+        sax_results_row_from_record(r->space, &r->best_per_value[i], &bpv[i].row);
+        bpv[i].bpv_key = r->bpv_key[i];
+        bpv[i].bpv_value = r->bpv_value[i];
+    }
+    st = write_small(w, w->file, "best_per_value", w->t.bpv_t, nb, bpv,
+                     "per scenario and per value of each design key, the fastest feasible candidate with "
+                     "that value (index -1 when none)", NULL);
+    free(bpv);
+    if (st != SAX_OK)
+        return st;
+
+    int64_t nbl = (int64_t)r->n_scenarios * r->space->n_baselines;
+    sax_baseline_row_t *bl = calloc(nbl > 0 ? (size_t)nbl : 1, sizeof *bl);
+    if (!bl)
+        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for baseline_best");
+    for (int64_t i = 0; i < nbl; i++) {
+        sax_results_row_from_record(r->space, &r->baseline_best[i], &bl[i].row);
+        bl[i].row.scenario = (int32_t)(i / r->space->n_baselines);
+        bl[i].baseline = (int32_t)(i % r->space->n_baselines);
+    }
+    st = write_small(w, w->file, "baseline_best", w->t.baseline_row_t, nbl, bl,
+                     "per scenario and baseline, the fastest feasible candidate agreeing with the baseline "
+                     "(scenario-major; index -1 when none)", NULL);
+    free(bl);
+    if (st != SAX_OK)
+        return st;
+
+    typedef struct {
+        int64_t count;
+        int32_t reason;
+    } count_t;
+    count_t c[SAX_INFEASIBLE_COUNT];
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < SAX_INFEASIBLE_COUNT; i++) {
+        c[i].reason = i;
+        c[i].count = r->infeasible[i];
+    }
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(count_t));
+    H5Tinsert(ct, "reason", offsetof(count_t, reason), w->t.reason_t);
+    H5Tinsert(ct, "count", offsetof(count_t, count), H5T_NATIVE_INT64);
+    st = write_small(w, w->file, "infeasible", ct, SAX_INFEASIBLE_COUNT, c,
+                     "evaluated candidates per infeasibility reason, over all scenarios (reason none = "
+                     "feasible)", NULL);
+    H5Tclose(ct);
+    if (st == SAX_OK) {
+        hid_t d = H5Dopen2(w->file, "infeasible", H5P_DEFAULT);
+        st = d < 0 ? hdf5_fail(w, "open", "infeasible")
+                   : attr_strs(w, d, "reason_messages", sax_infeasible_messages, SAX_INFEASIBLE_COUNT);
+        if (d >= 0)
+            H5Dclose(d);
+    }
+    return st;
+}
+
+/* ---- every evaluated candidate ------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t scenario, first, last; /* keys of the run's first and last row */
+    int64_t len, rank, local;      /* rows; owner; index of the run on its owner */
+    int64_t offset;                /* row offset in /rows */
+} run_t;
+
+typedef struct {
+    int64_t file_off, src, len; /* where in the file, where in my_rows, how many */
+} local_run_t;
+
+static int run_cmp(const void *a, const void *b)
+{
+    const run_t *x = a, *y = b;
+    if (x->scenario != y->scenario)
+        return x->scenario < y->scenario ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->local < y->local ? -1 : (x->local > y->local);
+}
+
+static int local_run_cmp(const void *a, const void *b)
+{
+    const local_run_t *x = a, *y = b;
+    return x->file_off < y->file_off ? -1 : (x->file_off > y->file_off);
+}
+
+/* Collective: every rank learns every run, sorts them by key and derives its runs' file offsets.
+ * Fails (identically on every rank) when runs interleave. */
+static sax_status_t place_runs(writer_t *w, const sax_record_t *rows, int64_t n_rows, const int64_t *run_len,
+                               int64_t n_runs, local_run_t **out, int64_t *n_out, int64_t *total)
+{
+    int64_t one_run = n_rows;
+    if (n_runs == 0 || !run_len) {
+        run_len = &one_run;
+        n_runs = 1;
+    }
+    int64_t sum = 0, mine = 0;
+    for (int64_t i = 0; i < n_runs; i++) {
+        sum += run_len[i];
+        mine += run_len[i] > 0;
+    }
+    int bad = sum != n_rows || mine > INT32_MAX / 7;
+    int any_bad = 0;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, w->comm);
+    if (any_bad)
+        return sax_error_set(w->err, SAX_ERR_INTERNAL, "writing results: run lengths do not add up to the rows");
+
+    int my_count = (int)(mine * 7);
+    run_t *my = calloc(mine > 0 ? (size_t)mine : 1, sizeof *my);
+    int *counts = calloc((size_t)w->size, sizeof *counts), *displs = calloc((size_t)w->size, sizeof *displs);
+    run_t *all = NULL;
+    local_run_t *loc = NULL;
+    sax_status_t st = SAX_OK;
+    if (!my || !counts || !displs) {
+        st = SAX_ERR_NOMEM;
+        goto done;
+    }
+    int64_t start = 0, m = 0;
+    for (int64_t i = 0; i < n_runs; i++) {
+        if (run_len[i] > 0) {
+            const sax_record_t *a = &rows[start], *z = &rows[start + run_len[i] - 1];
+            my[m] = (run_t){a->scenario, a->index, z->index, run_len[i], w->rank, start, 0};
+            if (z->scenario != a->scenario)
+                my[m].last = INT64_MAX; /* a run crossing scenarios: compare on its first key only */
+            m++;
+        }
+        start += run_len[i];
+    }
+    MPI_Allgather(&my_count, 1, MPI_INT, counts, 1, MPI_INT, w->comm);
+    int64_t all_ints = 0;
+    for (int r = 0; r < w->size; r++) {
+        displs[r] = (int)all_ints;
+        all_ints += counts[r];
+    }
+    if (all_ints > INT32_MAX) {
+        st = SAX_ERR_INTERNAL;
+        goto done;
+    }
+    int64_t n_all = all_ints / 7;
+    all = calloc(n_all > 0 ? (size_t)n_all : 1, sizeof *all);
+    if (!all) {
+        st = SAX_ERR_NOMEM;
+        goto done;
+    }
+    MPI_Allgatherv(my, my_count, MPI_INT64_T, all, counts, displs, MPI_INT64_T, w->comm);
+    qsort(all, (size_t)n_all, sizeof *all, run_cmp);
+    int64_t off = 0;
+    for (int64_t i = 0; i < n_all; i++) {
+        all[i].offset = off;
+        off += all[i].len;
+        if (i > 0 && all[i].scenario == all[i - 1].scenario && all[i].first <= all[i - 1].last)
+            st = SAX_ERR_INTERNAL; /* identical on every rank: they all sorted the same table */
+    }
+    *total = off;
+    if (st != SAX_OK)
+        goto done;
+    loc = calloc(mine > 0 ? (size_t)mine : 1, sizeof *loc);
+    if (!loc) {
+        st = SAX_ERR_NOMEM;
+        goto done;
+    }
+    int64_t nl = 0;
+    for (int64_t i = 0; i < n_all; i++)
+        if (all[i].rank == w->rank)
+            loc[nl++] = (local_run_t){all[i].offset, all[i].local, all[i].len};
+    qsort(loc, (size_t)nl, sizeof *loc, local_run_cmp);
+    *out = loc;
+    *n_out = nl;
+    loc = NULL;
+done:
+    free(my);
+    free(counts);
+    free(displs);
+    free(all);
+    free(loc);
+    if (st == SAX_ERR_NOMEM)
+        return sax_error_set(w->err, st, "writing results: no memory to place the rows");
+    if (st != SAX_OK)
+        return sax_error_set(w->err, st, "writing results: the rows of two runs interleave (runs must cover "
+                                         "disjoint ranges of (scenario, index))");
+    return SAX_OK;
+}
+
+static sax_status_t write_rows(writer_t *w, const sax_record_t *rows, int64_t n_rows, const int64_t *run_len,
+                               int64_t n_runs)
+{
+    local_run_t *runs = NULL;
+    int64_t nr = 0, total = 0;
+    sax_status_t st = place_runs(w, rows, n_rows, run_len, n_runs, &runs, &nr, &total);
+    if (st != SAX_OK)
+        return st;
+
+    hsize_t dims[1] = {(hsize_t)total}, maxdims[1] = {H5S_UNLIMITED};
+    hsize_t chunk[1] = {(hsize_t)(total < SAX_ROWS_CHUNK ? (total > 0 ? total : 1) : SAX_ROWS_CHUNK)};
+    hid_t fs = H5Screate_simple(1, dims, maxdims);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, chunk);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, SAX_ROWS_DEFLATE);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    hid_t d = H5Dcreate2(w->file, "rows", w->t.row_t, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    sax_row_t *buf = NULL;
+    if (d < 0) {
+        st = hdf5_fail(w, "create dataset", "rows");
+        goto done;
+    }
+    /* Rounds of at most SAX_ROWS_BATCH of my rows, taken in file order; every rank joins every round. */
+    int64_t my_rounds = (n_rows + SAX_ROWS_BATCH - 1) / SAX_ROWS_BATCH, rounds = 0;
+    MPI_Allreduce(&my_rounds, &rounds, 1, MPI_INT64_T, MPI_MAX, w->comm);
+    buf = malloc((size_t)(n_rows < SAX_ROWS_BATCH ? (n_rows > 0 ? n_rows : 1) : SAX_ROWS_BATCH) * sizeof *buf);
+    /* Without a buffer this rank writes nothing but still joins every collective round. */
+    int failed = !buf;
+    if (!buf)
+        st = sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for a batch of rows");
+    int64_t ri = 0, in_run = 0; /* current run and position in it */
+    for (int64_t round = 0; round < rounds; round++) {
+        int64_t want = buf ? n_rows - round * SAX_ROWS_BATCH : 0;
+        want = want < 0 ? 0 : (want > SAX_ROWS_BATCH ? SAX_ROWS_BATCH : want);
+        H5Sselect_none(fs);
+        int64_t got = 0;
+        while (got < want && ri < nr) {
+            int64_t take = runs[ri].len - in_run;
+            if (take > want - got)
+                take = want - got;
+            hsize_t start[1] = {(hsize_t)(runs[ri].file_off + in_run)}, count[1] = {(hsize_t)take};
+            H5Sselect_hyperslab(fs, H5S_SELECT_OR, start, NULL, count, NULL);
+            for (int64_t i = 0; i < take; i++)
+                sax_results_row_from_record(w->res->space, &rows[runs[ri].src + in_run + i], &buf[got + i]);
+            got += take;
+            in_run += take;
+            if (in_run == runs[ri].len) {
+                ri++;
+                in_run = 0;
+            }
+        }
+        hsize_t mdims[1] = {(hsize_t)(got > 0 ? got : 1)};
+        hid_t ms = H5Screate_simple(1, mdims, NULL);
+        if (got == 0)
+            H5Sselect_none(ms);
+        if (H5Dwrite(d, w->t.row_t, ms, fs, w->dxpl, buf) < 0)
+            failed = 1;
+        H5Sclose(ms);
+    }
+    if (w->stats && rounds > 0) {
+        H5D_mpio_actual_io_mode_t mode;
+        uint32_t local_cause = 0, global_cause = 0;
+        if (H5Pget_mpio_actual_io_mode(w->dxpl, &mode) >= 0)
+            w->stats->rows_io_mode = (int)mode;
+        if (H5Pget_mpio_no_collective_cause(w->dxpl, &local_cause, &global_cause) >= 0)
+            w->stats->rows_no_collective_cause = global_cause;
+    }
+    if (w->stats)
+        w->stats->rows = total;
+    if (failed && st == SAX_OK)
+        st = hdf5_fail(w, "write dataset", "rows");
+    if (st == SAX_OK)
+        st = describe(w, d, w->t.row_t,
+                      "every evaluated candidate (sax sweep --store feasible|all), ordered by scenario then "
+                      "index",
+                      NULL);
+done:
+    free(buf);
+    free(runs);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(fs);
+    return st;
+}
+
+/* ---- provenance --------------------------------------------------------------------------------- */
+
+static void iso_time(double unix_s, char *buf, size_t len)
+{
+    time_t t = (time_t)unix_s;
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(buf, len, "?");
+}
+
+static sax_status_t write_provenance(writer_t *w)
+{
+    const sax_results_t *r = w->res;
+    hid_t root = w->file;
+    char start[32], end[32];
+    iso_time(r->start_unix_s, start, sizeof start);
+    iso_time(r->end_unix_s, end, sizeof end);
+    int64_t infeasible = 0;
+    for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
+        infeasible += r->infeasible[i];
+    const char *vars[SAX_SPACE_MAX_SCENARIO_VARS];
+    for (int v = 0; v < r->space->n_scenario_vars; v++)
+        vars[v] = r->space->scenario_vars[v].path;
+    int32_t version = SAX_RESULTS_FORMAT_VERSION;
+    int32_t ranks = r->ranks, n_scen = r->n_scenarios, top_k = r->top_k;
+
+    sax_status_t st = attr_str(w, root, "sax_format", SAX_RESULTS_FORMAT);
+#define SAX_ATTR(call)                                                                              \
+    do {                                                                                             \
+        if (st == SAX_OK)                                                                            \
+            st = (call);                                                                             \
+    } while (0)
+    SAX_ATTR(attr_num(w, root, "sax_format_version", H5T_NATIVE_INT32, &version));
+    SAX_ATTR(attr_str(w, root, "sax_version", r->version));
+    SAX_ATTR(attr_str(w, root, "git_revision", r->git_revision));
+    SAX_ATTR(attr_str(w, root, "config_json", r->config_json));
+    SAX_ATTR(attr_str(w, root, "command_line", r->command_line));
+    SAX_ATTR(attr_num(w, root, "ranks", H5T_NATIVE_INT32, &ranks));
+    SAX_ATTR(attr_str(w, root, "hosts", r->hosts));
+    SAX_ATTR(attr_str(w, root, "start_time", start));
+    SAX_ATTR(attr_str(w, root, "end_time", end));
+    SAX_ATTR(attr_f64(w, root, "start_unix_s", r->start_unix_s));
+    SAX_ATTR(attr_f64(w, root, "end_unix_s", r->end_unix_s));
+    SAX_ATTR(attr_f64(w, root, "elapsed_s", r->end_unix_s - r->start_unix_s));
+    SAX_ATTR(attr_i64(w, root, "evaluated", r->evaluated));
+    SAX_ATTR(attr_i64(w, root, "skipped", r->skipped));
+    SAX_ATTR(attr_i64(w, root, "feasible", r->infeasible[SAX_FEASIBLE]));
+    SAX_ATTR(attr_i64(w, root, "infeasible", infeasible));
+    SAX_ATTR(attr_str(w, root, "store", (int)r->store >= 0 && r->store < SAX_STORE_COUNT ? sax_store_names[r->store]
+                                                                                      : "none"));
+    SAX_ATTR(attr_num(w, root, "n_scenarios", H5T_NATIVE_INT32, &n_scen));
+    SAX_ATTR(attr_strs(w, root, "scenario_variables", vars, r->space->n_scenario_vars));
+    SAX_ATTR(attr_num(w, root, "top_k", H5T_NATIVE_INT32, &top_k));
+    SAX_ATTR(attr_str(w, root, "pareto_objectives", "iteration_time_s,cross_site_bytes_per_iteration"));
+#undef SAX_ATTR
+    return st;
+}
+
+/* ---- entry points ------------------------------------------------------------------------------- */
+
+sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t *err)
+{
+    struct stat sb;
+    if (!path || !*path)
+        return sax_error_set(err, SAX_ERR_USAGE, "no results file given (-o RESULTS.h5)");
+    if (stat(path, &sb) == 0 && !force)
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: the results file exists; pass --force to overwrite it", path);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        if (slash == dir)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return sax_error_set(err, SAX_ERR_INPUT, "%s: directory '%s' does not exist", path, dir);
+    }
+    return SAX_OK;
+}
+
+static bool valid_input(const sax_results_t *r, const sax_record_t *rows, int64_t n_rows)
+{
+    if (!r || !r->space || r->n_scenarios < 0 || r->n_top < 0 || r->n_pareto < 0 || r->n_bpv < 0 || n_rows < 0)
+        return false;
+    if ((r->n_scenarios > 0 && !r->best) || (r->n_top > 0 && !r->top) || (r->n_pareto > 0 && !r->pareto))
+        return false;
+    if (r->n_bpv > 0 && (!r->best_per_value || !r->bpv_key || !r->bpv_value))
+        return false;
+    if (r->n_scenarios > 0 && r->space->n_baselines > 0 && !r->baseline_best)
+        return false;
+    if (r->space->n_scenario_vars > 0 && r->n_scenarios > 0 && !r->scenario_values)
+        return false;
+    return n_rows == 0 || rows;
+}
+
+sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_results_t *res,
+                                     const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
+                                     int64_t n_my_runs, bool force, sax_results_write_stats_t *stats,
+                                     sax_error_t *err)
+{
+    writer_t w = {.comm = comm, .file = -1, .dxpl = -1, .res = res, .stats = stats, .err = err};
+    MPI_Comm_rank(comm, &w.rank);
+    MPI_Comm_size(comm, &w.size);
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    double t0 = MPI_Wtime();
+
+    /* Rank 0 decides the target and the temporary name; everyone learns the outcome. */
+    struct {
+        int status;
+        char tmp[4096];
+        char msg[sizeof err->text];
+    } plan;
+    memset(&plan, 0, sizeof plan);
+    if (w.rank == 0) {
+        sax_error_t e = {{0}};
+        sax_status_t st = valid_input(res, my_rows, n_my_rows)
+                              ? sax_results_check_target(path, force, &e)
+                              : sax_error_set(&e, SAX_ERR_INTERNAL, "writing results: incomplete results given");
+        plan.status = (int)st;
+        snprintf(plan.msg, sizeof plan.msg, "%s", e.text);
+        if (st == SAX_OK && snprintf(plan.tmp, sizeof plan.tmp, "%s.tmp.%ld", path, (long)getpid()) >=
+                                (int)sizeof plan.tmp) {
+            plan.status = (int)SAX_ERR_USAGE;
+            snprintf(plan.msg, sizeof plan.msg, "%s: path too long", path);
+        }
+    }
+    MPI_Bcast(&plan, (int)sizeof plan, MPI_BYTE, 0, comm);
+    if (plan.status != SAX_OK)
+        return sax_error_set(err, (sax_status_t)plan.status, "%s", plan.msg);
+    if (!valid_input(res, my_rows, n_my_rows))
+        return sax_error_set(err, SAX_ERR_INTERNAL, "writing results: incomplete results given on rank %d", w.rank);
+
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    sax_status_t st = sax_results_types_init(&w.t, res->space, err);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+    if (st == SAX_OK) {
+        w.file = H5Fcreate(plan.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        if (w.file < 0)
+            st = sax_error_set(err, SAX_ERR_IO, "%s: cannot create the results file (%s)", plan.tmp, strerror(errno));
+    }
+    w.dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
+    if (st == SAX_OK)
+        st = write_provenance(&w);
+    if (st == SAX_OK)
+        st = write_space(&w);
+    if (st == SAX_OK)
+        st = write_scenarios(&w);
+    if (st == SAX_OK)
+        st = write_reductions(&w);
+    if (st == SAX_OK && res->store != SAX_STORE_NONE)
+        st = write_rows(&w, my_rows, n_my_rows, my_run_len, n_my_runs);
+    if (w.file >= 0 && H5Fclose(w.file) < 0 && st == SAX_OK)
+        st = sax_error_set(err, SAX_ERR_HDF5, "%s: closing the results file failed", plan.tmp);
+    H5Pclose(w.dxpl);
+    H5Pclose(fapl);
+    sax_results_types_fini(&w.t);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+
+    /* The worst status of any rank decides; rank 0 renames or removes the temporary file. */
+    int mine = (int)st, worst = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm);
+    struct {
+        int status;
+        char msg[sizeof err->text];
+    } out;
+    memset(&out, 0, sizeof out);
+    if (w.rank == 0) {
+        out.status = worst;
+        if (worst == SAX_OK && rename(plan.tmp, path) != 0) {
+            out.status = (int)SAX_ERR_IO;
+            if (snprintf(out.msg, sizeof out.msg, "%s: cannot rename %s to it: %s", path, plan.tmp,
+                         strerror(errno)) < 0)
+                out.msg[0] = '\0';
+        }
+        if (out.status != SAX_OK) {
+            remove(plan.tmp);
+            if (!out.msg[0])
+                snprintf(out.msg, sizeof out.msg, "%s", st != SAX_OK && err ? err->text : "writing results failed");
+        }
+    }
+    MPI_Bcast(&out, (int)sizeof out, MPI_BYTE, 0, comm);
+    if (stats)
+        stats->seconds = MPI_Wtime() - t0;
+    if (out.status != SAX_OK) {
+        if (st == SAX_OK || w.rank == 0)
+            return sax_error_set(err, (sax_status_t)out.status, "%s", out.msg);
+        return st;
+    }
+    return SAX_OK;
+}
+
+sax_status_t sax_results_write(MPI_Comm comm, const char *path, const sax_results_t *res,
+                               const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
+                               int64_t n_my_runs, bool force, sax_error_t *err)
+{
+    return sax_results_write_stats(comm, path, res, my_rows, n_my_rows, my_run_len, n_my_runs, force, NULL, err);
+}
