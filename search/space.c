@@ -1,2 +1,468 @@
-/* space.c - placeholder translation unit until the design-space module lands. */
+/* space.c - the design-dimension table, mixed-radix decoding of candidate indices and the cheap
+ * validity checks that skip whole blocks of the space without evaluating the model. */
 #include "sax_search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SAX_NAME_OF3(name, str, msg) str,
+#define SAX_MESSAGE_OF3(name, str, msg) msg,
+const char *const sax_skip_names[SAX_SKIP_COUNT] = {SAX_SKIP_LIST(SAX_NAME_OF3)};
+const char *const sax_skip_messages[SAX_SKIP_COUNT] = {SAX_SKIP_LIST(SAX_MESSAGE_OF3)};
+#undef SAX_NAME_OF3
+#undef SAX_MESSAGE_OF3
+
+struct sax_search {
+    sax_space_desc_t desc;
+    int n_scenarios;
+    sax_problem_t *problems;       /* n_scenarios */
+    sax_problem_t *ideal;          /* n_scenarios: the same with an ideal network (search/bound.c) */
+    int64_t *gpus;                 /* n_scenarios */
+    int64_t scenario_size, total;
+    int n_values[SAX_KEY_COUNT];    /* by radix position */
+    int64_t stride[SAX_KEY_COUNT];  /* by radix position: candidates per value of that digit */
+    sax_candidate_t base;
+};
+
+/* The cheap checks of one row. Each may read only keys of its row and of rows before it (and the
+ * scenario), so a verdict holds for the whole block below the row. */
+typedef sax_skip_t (*row_check_fn)(const sax_search_t *s, int scenario, sax_candidate_t *c);
+
+static sax_skip_t check_tp(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    const sax_problem_t *p = &s->problems[scenario];
+    if (c->tp > p->cluster.scale_up.size)
+        return SAX_SKIP_TP_DOMAIN;
+    /* GQA: each TP rank holds whole query heads; KV heads are either split (tp | kv_heads) or
+     * replicated (kv_heads | tp), as Megatron-LM does. */
+    int kv = p->model.kv_heads > 0 ? p->model.kv_heads : p->model.heads;
+    if (p->model.heads % c->tp != 0 || (kv % c->tp != 0 && c->tp % kv != 0))
+        return SAX_SKIP_HEADS;
+    return SAX_SKIP_NONE;
+}
+
+static sax_skip_t check_cp(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    return s->problems[scenario].model.seq_len % c->cp != 0 ? SAX_SKIP_SEQUENCE : SAX_SKIP_NONE;
+}
+
+static sax_skip_t check_pp(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    return c->pp > s->problems[scenario].model.layers ? SAX_SKIP_LAYERS : SAX_SKIP_NONE;
+}
+
+/* dp "auto" (coded 0) takes every GPU of the scenario. */
+static sax_skip_t check_dp(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    int64_t inner = (int64_t)c->tp * c->cp * c->pp;
+    int64_t gpus = s->gpus[scenario];
+    if (c->dp == 0) {
+        if (gpus % inner != 0)
+            return SAX_SKIP_DP_AUTO;
+        c->dp = (int)(gpus / inner);
+        return SAX_SKIP_NONE;
+    }
+    return inner * c->dp > gpus ? SAX_SKIP_GPUS : SAX_SKIP_NONE;
+}
+
+static sax_skip_t check_ep(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    const sax_model_desc_t *m = &s->problems[scenario].model;
+    if (c->ep == 1)
+        return SAX_SKIP_NONE;
+    if (m->experts <= 0 || ((int64_t)c->dp * c->cp) % c->ep != 0 || m->experts % c->ep != 0)
+        return SAX_SKIP_EXPERTS;
+    return SAX_SKIP_NONE;
+}
+
+static sax_skip_t check_micro_batch(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    int64_t per_step = (int64_t)c->micro_batch * c->dp;
+    int64_t batch = s->problems[scenario].training.global_batch;
+    return batch < per_step || batch % per_step != 0 ? SAX_SKIP_BATCH : SAX_SKIP_NONE;
+}
+
+static sax_skip_t check_schedule(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    (void)s;
+    (void)scenario;
+    return c->schedule == SAX_SCHEDULE_INTERLEAVED && c->pp < 2 ? SAX_SKIP_SCHEDULE : SAX_SKIP_NONE;
+}
+
+static sax_skip_t check_vpp(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    bool interleaved = c->schedule == SAX_SCHEDULE_INTERLEAVED;
+    if (interleaved != (c->vpp > 1))
+        return SAX_SKIP_SCHEDULE;
+    if (interleaved && s->problems[scenario].model.layers % (c->pp * c->vpp) != 0)
+        return SAX_SKIP_LAYERS;
+    return SAX_SKIP_NONE;
+}
+
+static sax_skip_t check_layer_split(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM && s->problems[scenario].model.layers % c->pp != 0)
+        return SAX_SKIP_LAYERS;
+    return SAX_SKIP_NONE;
+}
+
+/* Dimensions of degree 1 may appear anywhere in an order (they place nothing); one of degree > 1
+ * among tp, cp, pp and dp must appear. ep needs no place: it subdivides dp x cp. */
+static sax_skip_t check_order(const sax_search_t *s, int scenario, sax_candidate_t *c)
+{
+    (void)s;
+    (void)scenario;
+    const int degree[SAX_DIM_COUNT] = {
+        [SAX_DIM_TP] = c->tp, [SAX_DIM_CP] = c->cp, [SAX_DIM_EP] = 1, [SAX_DIM_PP] = c->pp, [SAX_DIM_DP] = c->dp};
+    for (int d = 0; d < SAX_DIM_COUNT; d++) {
+        if (degree[d] <= 1)
+            continue;
+        bool found = false;
+        for (int i = 0; i < c->n_order && !found; i++)
+            found = c->order[i] == (sax_dim_t)d;
+        if (!found)
+            return SAX_SKIP_ORDER;
+    }
+    return SAX_SKIP_NONE;
+}
+
+typedef struct {
+    sax_key_t key;
+    int32_t min, max; /* accepted coded values */
+    row_check_fn check;
+} row_t;
+
+/* The design-dimension table, outermost first. The checks of a row see the rows above it. */
+static const row_t rows[SAX_KEY_COUNT] = {
+    {SAX_KEY_TP, 1, 1 << 20, check_tp},
+    {SAX_KEY_CP, 1, 1 << 20, check_cp},
+    {SAX_KEY_PP, 1, 1 << 20, check_pp},
+    {SAX_KEY_DP, 0, 1 << 30, check_dp},
+    {SAX_KEY_EP, 1, 1 << 20, check_ep},
+    {SAX_KEY_MICRO_BATCH, 1, 1 << 20, check_micro_batch},
+    {SAX_KEY_SCHEDULE, 0, SAX_SCHEDULE_COUNT - 1, check_schedule},
+    {SAX_KEY_VPP, 1, 1 << 10, check_vpp},
+    {SAX_KEY_RECOMPUTE, 0, SAX_RECOMPUTE_COUNT - 1, NULL},
+    {SAX_KEY_SEQUENCE_PARALLEL, 0, 1, NULL},
+    {SAX_KEY_ZERO, 0, 3, NULL},
+    {SAX_KEY_LAYER_SPLIT, 0, SAX_LAYER_SPLIT_COUNT - 1, check_layer_split},
+    {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, check_order},
+    {SAX_KEY_TRANSPORT, 0, SAX_TRANSPORT_COUNT - 1, NULL},
+    {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL},
+    {SAX_KEY_ALGORITHM, 0, SAX_ALGORITHM_COUNT - 1, NULL},
+    {SAX_KEY_COMPRESSION, 0, SAX_COMPRESSION_COUNT - 1, NULL},
+};
+enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 12 /* order */ };
+
+const sax_key_t sax_search_radix_order[SAX_KEY_COUNT] = {
+    SAX_KEY_TP,       SAX_KEY_CP,          SAX_KEY_PP,        SAX_KEY_DP,
+    SAX_KEY_EP,       SAX_KEY_MICRO_BATCH, SAX_KEY_SCHEDULE,  SAX_KEY_VPP,
+    SAX_KEY_RECOMPUTE, SAX_KEY_SEQUENCE_PARALLEL, SAX_KEY_ZERO, SAX_KEY_LAYER_SPLIT,
+    SAX_KEY_ORDER,    SAX_KEY_TRANSPORT,   SAX_KEY_CONNECTIONS, SAX_KEY_ALGORITHM,
+    SAX_KEY_COMPRESSION,
+};
+
+const char *const sax_search_key_help[SAX_KEY_COUNT] = {
+    [SAX_KEY_TP] = "tensor-parallel degree (inside a scale-up domain)",
+    [SAX_KEY_PP] = "pipeline-parallel degree (stages)",
+    [SAX_KEY_DP] = "data-parallel degree; \"auto\" = the scenario's GPUs / (tp*cp*pp)",
+    [SAX_KEY_CP] = "context-parallel degree (sequence split)",
+    [SAX_KEY_EP] = "expert-parallel degree (MoE; divides dp*cp and the experts)",
+    [SAX_KEY_VPP] = "virtual stages per device (interleaved schedule only)",
+    [SAX_KEY_MICRO_BATCH] = "sequences per micro-batch",
+    [SAX_KEY_SCHEDULE] = "pipeline schedule",
+    [SAX_KEY_RECOMPUTE] = "activation recomputation",
+    [SAX_KEY_SEQUENCE_PARALLEL] = "Megatron sequence parallelism with TP",
+    [SAX_KEY_ZERO] = "ZeRO stage (3 = FSDP)",
+    [SAX_KEY_ORDER] = "placement: parallel dimensions innermost first",
+    [SAX_KEY_LAYER_SPLIT] = "layers per stage: uniform or balanced by GPU speed",
+    [SAX_KEY_TRANSPORT] = "transport over site links",
+    [SAX_KEY_CONNECTIONS] = "connections (QPs / flows) per peer pair",
+    [SAX_KEY_ALGORITHM] = "collective algorithm",
+    [SAX_KEY_COMPRESSION] = "compression of cross-site traffic",
+};
+
+/* search/bound.c builds the ideal-network twin of a problem. */
+void sax_search_ideal_problem(const sax_problem_t *p, sax_problem_t *ideal);
+
+sax_status_t sax_search_create(const sax_space_desc_t *desc, const sax_candidate_t *base,
+                               const sax_problem_t *problems, int n_scenarios, sax_search_t **out,
+                               sax_error_t *err)
+{
+    *out = NULL;
+    if (n_scenarios < 1 || problems == NULL)
+        return sax_error_set(err, SAX_ERR_INPUT, "space: expected at least one scenario, found %d", n_scenarios);
+    sax_search_t *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return sax_error_set(err, SAX_ERR_NOMEM, "space: out of memory");
+    s->desc = *desc;
+    if (base != NULL)
+        s->base = *base;
+    s->n_scenarios = n_scenarios;
+    s->problems = malloc((size_t)n_scenarios * sizeof *s->problems);
+    s->ideal = malloc((size_t)n_scenarios * sizeof *s->ideal);
+    s->gpus = malloc((size_t)n_scenarios * sizeof *s->gpus);
+    if (s->problems == NULL || s->ideal == NULL || s->gpus == NULL) {
+        sax_search_destroy(&s);
+        return sax_error_set(err, SAX_ERR_NOMEM, "space: out of memory for %d scenarios", n_scenarios);
+    }
+    for (int i = 0; i < n_scenarios; i++) {
+        s->problems[i] = problems[i];
+        sax_search_ideal_problem(&problems[i], &s->ideal[i]);
+        int64_t g = 0;
+        for (int k = 0; k < problems[i].cluster.n_sites; k++)
+            g += problems[i].cluster.sites[k].gpus;
+        s->gpus[i] = g;
+    }
+
+    sax_status_t st = SAX_OK;
+    for (int pos = 0; pos < ROW_COUNT && st == SAX_OK; pos++) {
+        const row_t *row = &rows[pos];
+        sax_value_list_t *vl = &s->desc.values[row->key];
+        if (vl->n == 0 && base != NULL) {
+            vl->n = 1;
+            vl->v[0] = row->key == SAX_KEY_ORDER ? 0 : sax_candidate_get(base, row->key);
+            if (row->key == SAX_KEY_ORDER && s->desc.n_orders == 0) {
+                s->desc.n_orders = 1;
+                s->desc.order_len[0] = base->n_order;
+                memcpy(s->desc.orders[0], base->order, sizeof base->order);
+            }
+        }
+        if (vl->n < 1 || vl->n > SAX_SPACE_MAX_VALUES) {
+            st = sax_error_set(err, SAX_ERR_INPUT, "space.%s: expected 1 to %d values, found %d",
+                               sax_key_names[row->key], SAX_SPACE_MAX_VALUES, vl->n);
+            break;
+        }
+        int32_t max = row->key == SAX_KEY_ORDER ? s->desc.n_orders - 1 : row->max;
+        for (int j = 0; j < vl->n; j++)
+            if (vl->v[j] < row->min || vl->v[j] > max) {
+                st = sax_error_set(err, SAX_ERR_INPUT, "space.%s[%d]: expected a value in %d..%d, found %d",
+                                   sax_key_names[row->key], j, row->min, max, vl->v[j]);
+                break;
+            }
+        s->n_values[pos] = vl->n;
+    }
+    if (st != SAX_OK) {
+        sax_search_destroy(&s);
+        return st;
+    }
+
+    int64_t size = 1;
+    for (int pos = ROW_COUNT - 1; pos >= 0; pos--) {
+        s->stride[pos] = size;
+        if (size > INT64_MAX / s->n_values[pos]) {
+            long long limit = (long long)(INT64_MAX / s->n_values[pos]);
+            sax_search_destroy(&s);
+            return sax_error_set(err, SAX_ERR_INPUT,
+                                 "space: the number of candidates overflows a 64-bit index (the keys from "
+                                 "'%s' inward alone give more than %lld); remove values from the space",
+                                 sax_key_names[rows[pos].key], limit);
+        }
+        size *= s->n_values[pos];
+    }
+    s->scenario_size = size;
+    if (size > INT64_MAX / n_scenarios) {
+        sax_search_destroy(&s);
+        return sax_error_set(err, SAX_ERR_INPUT,
+                             "space: %lld candidates per scenario x %d scenarios overflows a 64-bit index; "
+                             "remove values from the space or scenarios",
+                             (long long)size, n_scenarios);
+    }
+    s->total = size * n_scenarios;
+    *out = s;
+    return SAX_OK;
+}
+
+void sax_search_destroy(sax_search_t **sp)
+{
+    if (sp == NULL || *sp == NULL)
+        return;
+    free((*sp)->problems);
+    free((*sp)->ideal);
+    free((*sp)->gpus);
+    free(*sp);
+    *sp = NULL;
+}
+
+int64_t sax_search_size(const sax_search_t *s) { return s->total; }
+int64_t sax_search_scenario_size(const sax_search_t *s) { return s->scenario_size; }
+int sax_search_scenario_count(const sax_search_t *s) { return s->n_scenarios; }
+const sax_problem_t *sax_search_problem(const sax_search_t *s, int scenario) { return &s->problems[scenario]; }
+const sax_space_desc_t *sax_search_desc(const sax_search_t *s) { return &s->desc; }
+int sax_search_value_count(const sax_search_t *s, sax_key_t k) { return s->desc.values[k].n; }
+int32_t sax_search_value(const sax_search_t *s, sax_key_t k, int j) { return s->desc.values[k].v[j]; }
+int64_t sax_search_gpus(const sax_search_t *s, int scenario) { return s->gpus[scenario]; }
+
+/* Private accessor for search/bound.c. */
+const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario);
+const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario) { return &s->ideal[scenario]; }
+
+static void set_key(const sax_search_t *s, sax_candidate_t *c, sax_key_t k, int j)
+{
+    int32_t v = s->desc.values[k].v[j];
+    if (k == SAX_KEY_ORDER) {
+        c->n_order = s->desc.order_len[v];
+        memcpy(c->order, s->desc.orders[v], sizeof c->order);
+    } else {
+        sax_candidate_set(c, k, v);
+    }
+}
+
+/* Re-applies the digits from radix position `from` inward (from = -1: the scenario changed) and
+ * re-runs the checks whose inputs changed. */
+static void refresh(const sax_search_t *s, sax_search_cursor_t *cur, int from)
+{
+    int first = from < 0 ? 0 : from;
+    for (int pos = first; pos < ROW_COUNT; pos++)
+        set_key(s, &cur->candidate, rows[pos].key, cur->digit[rows[pos].key]);
+    if (cur->skip != SAX_SKIP_NONE && cur->skip_pos < first)
+        return; /* the failed check's inputs did not change */
+    cur->skip = SAX_SKIP_NONE;
+    cur->skip_pos = 0;
+    for (int pos = first; pos <= DEEPEST_CHECK; pos++) {
+        if (rows[pos].check == NULL)
+            continue;
+        sax_skip_t r = rows[pos].check(s, cur->scenario, &cur->candidate);
+        if (r != SAX_SKIP_NONE) {
+            cur->skip = r;
+            cur->skip_pos = pos;
+            return;
+        }
+    }
+}
+
+static void decode(const sax_search_t *s, int64_t index, int32_t *scenario, int16_t digit[SAX_KEY_COUNT])
+{
+    *scenario = (int32_t)(index / s->scenario_size);
+    int64_t local = index % s->scenario_size;
+    for (int pos = ROW_COUNT - 1; pos >= 0; pos--) {
+        digit[rows[pos].key] = (int16_t)(local % s->n_values[pos]);
+        local /= s->n_values[pos];
+    }
+}
+
+void sax_search_seek(const sax_search_t *s, int64_t index, sax_search_cursor_t *cur)
+{
+    memset(cur, 0, sizeof *cur);
+    cur->candidate = s->base;
+    cur->index = index;
+    decode(s, index, &cur->scenario, cur->digit);
+    refresh(s, cur, -1);
+}
+
+void sax_search_move(const sax_search_t *s, sax_search_cursor_t *cur, int64_t index)
+{
+    int from;
+    if (index == cur->index + 1) {
+        int pos = ROW_COUNT - 1;
+        while (pos >= 0) {
+            sax_key_t k = rows[pos].key;
+            if (++cur->digit[k] < s->n_values[pos])
+                break;
+            cur->digit[k] = 0;
+            pos--;
+        }
+        if (pos < 0)
+            cur->scenario++;
+        from = pos;
+    } else {
+        int32_t scenario;
+        int16_t digit[SAX_KEY_COUNT];
+        decode(s, index, &scenario, digit);
+        from = ROW_COUNT;
+        if (scenario != cur->scenario) {
+            from = -1;
+        } else {
+            for (int pos = 0; pos < ROW_COUNT; pos++)
+                if (digit[rows[pos].key] != cur->digit[rows[pos].key]) {
+                    from = pos;
+                    break;
+                }
+        }
+        cur->scenario = scenario;
+        memcpy(cur->digit, digit, sizeof digit);
+    }
+    cur->index = index;
+    if (from < ROW_COUNT)
+        refresh(s, cur, from);
+}
+
+int64_t sax_search_skip_end(const sax_search_t *s, const sax_search_cursor_t *cur)
+{
+    if (cur->skip == SAX_SKIP_NONE)
+        return cur->index + 1;
+    int64_t stride = s->stride[cur->skip_pos];
+    return (cur->index / stride + 1) * stride;
+}
+
+int64_t sax_search_subtree_end(const sax_search_t *s, const sax_search_cursor_t *cur)
+{
+    int64_t stride = s->stride[SAX_SEARCH_SUBTREE_POS - 1];
+    return (cur->index / stride + 1) * stride;
+}
+
+bool sax_search_is_subtree_start(const sax_search_cursor_t *cur)
+{
+    for (int pos = SAX_SEARCH_SUBTREE_POS; pos < ROW_COUNT; pos++)
+        if (cur->digit[rows[pos].key] != 0)
+            return false;
+    return true;
+}
+
+static bool key_matches(const sax_search_t *s, const sax_search_cursor_t *cur, const sax_baseline_t *b, sax_key_t k)
+{
+    if (k == SAX_KEY_ORDER) {
+        int32_t bo = b->value[k];
+        if (bo < 0 || bo >= s->desc.n_orders || s->desc.order_len[bo] != cur->candidate.n_order)
+            return false;
+        return memcmp(s->desc.orders[bo], cur->candidate.order, (size_t)cur->candidate.n_order * sizeof(sax_dim_t)) == 0;
+    }
+    if (k == SAX_KEY_DP && b->value[k] == 0) /* a baseline with dp "auto" agrees with an auto value */
+        return s->desc.values[k].v[cur->digit[k]] == 0;
+    return s->desc.values[k].v[cur->digit[k]] == b->value[k];
+}
+
+bool sax_search_matches_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int bi)
+{
+    const sax_baseline_t *b = &s->desc.baselines[bi];
+    for (int k = 0; k < SAX_KEY_COUNT; k++)
+        if ((b->mask >> k) & 1u)
+            if (!key_matches(s, cur, b, (sax_key_t)k))
+                return false;
+    return true;
+}
+
+bool sax_search_subtree_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int bi)
+{
+    const sax_baseline_t *b = &s->desc.baselines[bi];
+    for (int pos = 0; pos < SAX_SEARCH_SUBTREE_POS; pos++) {
+        sax_key_t k = rows[pos].key;
+        if ((b->mask >> k) & 1u)
+            if (!key_matches(s, cur, b, k))
+                return false;
+    }
+    return true;
+}
+
+int64_t sax_search_count_valid(const sax_search_t *s, int scenario)
+{
+    int64_t lo = scenario < 0 ? 0 : scenario * s->scenario_size;
+    int64_t hi = scenario < 0 ? s->total : lo + s->scenario_size;
+    int64_t block = s->stride[DEEPEST_CHECK];
+    int64_t valid = 0;
+    sax_search_cursor_t cur;
+    sax_search_seek(s, lo, &cur);
+    while (cur.index < hi) {
+        int64_t next;
+        if (cur.skip != SAX_SKIP_NONE) {
+            next = sax_search_skip_end(s, &cur);
+        } else {
+            valid += block;
+            next = cur.index + block;
+        }
+        if (next >= hi)
+            break;
+        sax_search_move(s, &cur, next);
+    }
+    return valid;
+}
