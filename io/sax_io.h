@@ -129,7 +129,7 @@ int sax_pareto_objective_lookup(const char *name); /* index or -1 */
 double sax_pareto_objective_value(int i, const sax_result_t *r);
 
 /* Non-dominated subset of `n` points with `k` objectives, all minimised (negate maximised ones):
- * `values` is n x k row-major. A point is dominated when another is <= in every objective and <
+ * `values` is n x k row-major, no NaN (infinities are fine). A point is dominated when another is <= in every objective and <
  * in one; equal points are all kept. Writes the front's point indices to `front` (capacity n),
  * ordered by the objectives lexicographically, and returns their number (or -1 when out of memory).
  * Two objectives take O(n log n) (sort and sweep); more take O(n log n + n f k), f = front size. */
