@@ -1,0 +1,294 @@
+/* test_sweep.c - the distributed sweep with the real cost model, run at 1, 2, 3 and 4 ranks:
+ * every reduction equals a serial reference computed here for any chunk size; the pruned search
+ * finds the same best per scenario and per baseline; its bound is never above a candidate's time;
+ * an interrupted sweep resumed from its checkpoint ends with the uninterrupted results. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../search/fixture.h"
+#include "sax_comm.h"
+
+static int rank, size;
+
+/* Two scenarios (site link 10 Tbit/s at 1 ms, 100 Gbit/s at 5 ms); a baseline "production":
+ * order tp-cp-pp-dp, 1f1b, 1 connection, ring. */
+static sax_search_t *make_space(void)
+{
+    sax_space_desc_t d;
+    memset(&d, 0, sizeof d);
+    fixture_orders(&d);
+    fixture_set(&d, SAX_KEY_TP, 3, (const int32_t[]){2, 4, 8});
+    fixture_set(&d, SAX_KEY_PP, 3, (const int32_t[]){1, 2, 4});
+    fixture_set(&d, SAX_KEY_DP, 1, (const int32_t[]){0});
+    fixture_set(&d, SAX_KEY_MICRO_BATCH, 2, (const int32_t[]){1, 2});
+    fixture_set(&d, SAX_KEY_SCHEDULE, 2, (const int32_t[]){SAX_SCHEDULE_1F1B, SAX_SCHEDULE_INTERLEAVED});
+    fixture_set(&d, SAX_KEY_VPP, 2, (const int32_t[]){1, 2});
+    fixture_set(&d, SAX_KEY_RECOMPUTE, 2, (const int32_t[]){SAX_RECOMPUTE_NONE, SAX_RECOMPUTE_FULL});
+    fixture_set(&d, SAX_KEY_ORDER, 2, (const int32_t[]){0, 1});
+    fixture_set(&d, SAX_KEY_TRANSPORT, 2, (const int32_t[]){SAX_TRANSPORT_ROCE_SR, SAX_TRANSPORT_TCP});
+    fixture_set(&d, SAX_KEY_CONNECTIONS, 2, (const int32_t[]){1, 16});
+    fixture_set(&d, SAX_KEY_ALGORITHM, 2, (const int32_t[]){SAX_ALGORITHM_RING, SAX_ALGORITHM_HIERARCHICAL});
+    fixture_set(&d, SAX_KEY_COMPRESSION, 2, (const int32_t[]){SAX_COMPRESSION_NONE, SAX_COMPRESSION_FP8});
+    d.n_baselines = 1;
+    strcpy(d.baselines[0].name, "production");
+    d.baselines[0].mask = (1u << SAX_KEY_ORDER) | (1u << SAX_KEY_SCHEDULE) | (1u << SAX_KEY_CONNECTIONS) |
+                          (1u << SAX_KEY_ALGORITHM);
+    d.baselines[0].value[SAX_KEY_ORDER] = 0;
+    d.baselines[0].value[SAX_KEY_SCHEDULE] = SAX_SCHEDULE_1F1B;
+    d.baselines[0].value[SAX_KEY_CONNECTIONS] = 1;
+    d.baselines[0].value[SAX_KEY_ALGORITHM] = SAX_ALGORITHM_RING;
+    sax_problem_t p[2];
+    fixture_problem(&p[0], 2, 32);
+    fixture_problem(&p[1], 2, 32);
+    p[1].cluster.links[0].bw_Bps = 12.5e9;
+    p[1].cluster.links[0].latency_s = 5e-3;
+    sax_candidate_t base;
+    fixture_candidate(&base);
+    sax_search_t *s = NULL;
+    sax_error_t err;
+    assert_int_equal(sax_search_create(&d, &base, p, 2, &s, &err), SAX_OK);
+    return s;
+}
+
+/* The reference: every index in order, in this process. */
+static sax_reduce_t *serial_reference(const sax_search_t *s)
+{
+    sax_reduce_t *r = NULL;
+    assert_int_equal(sax_reduce_create(s, 5, &r, NULL), SAX_OK);
+    void *scratch = malloc(sax_scratch_size());
+    for (int64_t i = 0; i < sax_search_size(s); i++) {
+        sax_search_cursor_t cur;
+        sax_search_seek(s, i, &cur);
+        if (cur.skip != SAX_SKIP_NONE) {
+            sax_reduce_add_skipped(r, cur.skip, 1);
+            continue;
+        }
+        sax_result_t res;
+        assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res), SAX_OK);
+        assert_int_equal(sax_reduce_add(r, &cur, &res), SAX_OK);
+    }
+    free(scratch);
+    return r;
+}
+
+static void same_record(const sax_record_t *a, const sax_record_t *b)
+{
+    assert_int_equal(a->index, b->index);
+    if (a->index >= 0)
+        assert_true(a->result.iteration_time_s == b->result.iteration_time_s);
+}
+
+static void same_list(const sax_record_t *a, int64_t na, const sax_record_t *b, int64_t nb)
+{
+    assert_int_equal(na, nb);
+    for (int64_t i = 0; i < na; i++)
+        same_record(&a[i], &b[i]);
+}
+
+static void same_best(const sax_search_t *s, const sax_reduce_t *got, const sax_reduce_t *ref)
+{
+    for (int sc = 0; sc < sax_search_scenario_count(s); sc++) {
+        same_record(sax_reduce_best(got, sc), sax_reduce_best(ref, sc));
+        for (int b = 0; b < sax_search_desc(s)->n_baselines; b++)
+            same_record(sax_reduce_baseline_best(got, sc, b), sax_reduce_baseline_best(ref, sc, b));
+    }
+}
+
+static void same_all(const sax_search_t *s, const sax_reduce_t *got, const sax_reduce_t *ref)
+{
+    same_best(s, got, ref);
+    for (int sc = 0; sc < sax_search_scenario_count(s); sc++) {
+        const sax_record_t *a, *b;
+        int64_t na = sax_reduce_top(got, sc, &a), nb = sax_reduce_top(ref, sc, &b);
+        same_list(a, na, b, nb);
+        na = sax_reduce_pareto(got, sc, &a);
+        nb = sax_reduce_pareto(ref, sc, &b);
+        same_list(a, na, b, nb);
+        for (int k = 0; k < SAX_KEY_COUNT; k++)
+            for (int j = 0; j < sax_search_value_count(s, (sax_key_t)k); j++)
+                same_record(sax_reduce_best_per_value(got, sc, (sax_key_t)k, j),
+                            sax_reduce_best_per_value(ref, sc, (sax_key_t)k, j));
+    }
+    assert_memory_equal(sax_reduce_counts_const(got), sax_reduce_counts_const(ref), sizeof(sax_counts_t));
+}
+
+static sax_reduce_t *distributed(const sax_search_t *s, const sax_sweep_opts_t *o, sax_ranges_t *done,
+                                 sax_reduce_t *start, sax_status_t expect)
+{
+    sax_reduce_t *r = start;
+    if (r == NULL)
+        assert_int_equal(sax_reduce_create(s, 5, &r, NULL), SAX_OK);
+    sax_error_t err;
+    assert_int_equal(sax_comm_sweep(MPI_COMM_WORLD, s, o, r, done, &err), expect);
+    assert_int_equal(sax_comm_allreduce(MPI_COMM_WORLD, r, &err), SAX_OK);
+    return r;
+}
+
+static void test_rank_and_chunk_invariance(void **state)
+{
+    (void)state;
+    sax_search_t *s = make_space();
+    sax_reduce_t *ref = serial_reference(s);
+    /* the space is not trivial: some candidates are skipped, some infeasible, most feasible */
+    const sax_counts_t *c = sax_reduce_counts_const(ref);
+    assert_true(sax_counts_skipped(c) > 0);
+    assert_true(c->infeasible[SAX_FEASIBLE] > 0);
+    assert_int_equal(sax_counts_done(c), sax_search_size(s));
+    const int64_t chunks[] = {7, 64, 0};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        sax_sweep_opts_t o = {.chunk = chunks[i]};
+        sax_ranges_t done;
+        sax_ranges_init(&done);
+        sax_reduce_t *r = distributed(s, &o, &done, NULL, SAX_OK);
+        if (rank == 0)
+            assert_int_equal(sax_ranges_total(&done), sax_search_size(s));
+        same_all(s, r, ref);
+        sax_reduce_destroy(&r);
+        sax_ranges_fini(&done);
+    }
+    sax_reduce_destroy(&ref);
+    sax_search_destroy(&s);
+}
+
+static void test_pruned_equals_exhaustive(void **state)
+{
+    (void)state;
+    sax_search_t *s = make_space();
+    sax_reduce_t *ref = serial_reference(s);
+    sax_sweep_opts_t o = {.chunk = 0, .pruned = true};
+    sax_ranges_t done;
+    sax_ranges_init(&done);
+    sax_reduce_t *r = distributed(s, &o, &done, NULL, SAX_OK);
+    same_best(s, r, ref);
+    const sax_counts_t *c = sax_reduce_counts_const(r);
+    assert_int_equal(c->bound_violations, 0);
+    assert_int_equal(sax_counts_done(c), sax_search_size(s));
+    if (rank == 0)
+        printf("pruned: evaluated %lld + %lld bound evaluations of %lld (exhaustive %lld)\n",
+               (long long)c->evaluated, (long long)c->bound_evals, (long long)sax_search_size(s),
+               (long long)sax_reduce_counts_const(ref)->evaluated);
+    sax_reduce_destroy(&r);
+    sax_ranges_fini(&done);
+    sax_reduce_destroy(&ref);
+    sax_search_destroy(&s);
+}
+
+/* The bound of every network subtree is at most the time of each feasible candidate in it. */
+static void test_bound_is_admissible(void **state)
+{
+    (void)state;
+    if (rank != 0)
+        return;
+    sax_search_t *s = make_space();
+    void *scratch = malloc(sax_scratch_size());
+    int64_t checked = 0;
+    double bound = 0.0;
+    for (int64_t i = 0; i < sax_search_size(s); i++) {
+        sax_search_cursor_t cur;
+        sax_search_seek(s, i, &cur);
+        if (cur.skip != SAX_SKIP_NONE)
+            continue;
+        if (sax_search_is_subtree_start(&cur))
+            bound = sax_search_lower_bound(s, &cur, scratch, NULL);
+        sax_result_t res;
+        assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res), SAX_OK);
+        if (!res.feasible)
+            continue;
+        assert_true(bound <= res.iteration_time_s);
+        assert_true(bound > 0.0);
+        /* the FLOPs floor alone is below too */
+        assert_true(sax_search_flops_bound(s, cur.scenario, res.gpus_used) <= res.iteration_time_s);
+        checked++;
+    }
+    assert_true(checked > 0);
+    free(scratch);
+    sax_search_destroy(&s);
+}
+
+typedef struct {
+    int chunks;
+    volatile sig_atomic_t *stop;
+} interrupter_t;
+
+static void stop_after_two(void *ctx, int64_t lo, int64_t hi)
+{
+    (void)lo;
+    (void)hi;
+    interrupter_t *it = ctx;
+    if (++it->chunks == 2)
+        *it->stop = 1;
+}
+
+static void test_interrupt_and_resume(void **state)
+{
+    (void)state;
+    sax_search_t *s = make_space();
+    sax_reduce_t *ref = serial_reference(s);
+    volatile sig_atomic_t stop = 0;
+    interrupter_t it = {.stop = &stop};
+    sax_sweep_opts_t o = {.chunk = 11, .stop = &stop};
+    if (rank == 0) { /* rank 0 is "signalled" after starting its second chunk */
+        o.on_chunk = stop_after_two;
+        o.row_ctx = &it;
+    }
+    sax_ranges_t done;
+    sax_ranges_init(&done);
+    sax_reduce_t *partial = distributed(s, &o, &done, NULL, SAX_ERR_INTERRUPTED);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/sax-test-resume-%d.ckpt", (int)getpid());
+    /* every rank agrees on rank 0's file name */
+    MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    sax_error_t err;
+    if (rank == 0) {
+        assert_true(sax_ranges_total(&done) < sax_search_size(s));
+        assert_true(sax_ranges_total(&done) > 0);
+        assert_int_equal(sax_counts_done(sax_reduce_counts_const(partial)), sax_ranges_total(&done));
+        assert_int_equal(sax_checkpoint_save(path, 7, 0.5, &done, partial, &err), SAX_OK);
+    }
+    sax_reduce_destroy(&partial);
+    sax_ranges_fini(&done);
+
+    sax_reduce_t *resumed = NULL;
+    assert_int_equal(sax_reduce_create(s, 5, &resumed, NULL), SAX_OK);
+    sax_ranges_init(&done);
+    if (rank == 0) {
+        double elapsed;
+        assert_int_equal(sax_checkpoint_load(path, 7, &elapsed, &done, resumed, &err), SAX_OK);
+        remove(path);
+    }
+    sax_sweep_opts_t again = {.chunk = 13};
+    resumed = distributed(s, &again, &done, resumed, SAX_OK);
+    same_all(s, resumed, ref);
+    sax_reduce_destroy(&resumed);
+    sax_ranges_fini(&done);
+    sax_reduce_destroy(&ref);
+    sax_search_destroy(&s);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank != 0 && freopen("/dev/null", "w", stdout) == NULL)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rank_and_chunk_invariance),
+        cmocka_unit_test(test_pruned_equals_exhaustive),
+        cmocka_unit_test(test_bound_is_admissible),
+        cmocka_unit_test(test_interrupt_and_resume),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL), worst = 0;
+    MPI_Allreduce(&failed, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return worst;
+}
