@@ -380,7 +380,8 @@ static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_re
 
 static sax_status_t read_provenance(reader_t *r, sax_results_data_t *d)
 {
-    static const char *const names[] = {"config_json", "sax_version", "git_revision", "command_line", "hosts"};
+    static const char *const names[] = {"config_json",  "sax_version", "git_revision",
+                                        "command_line", "hosts",       "pareto_objectives"};
     enum { N = sizeof names / sizeof names[0] };
     char *s[N];
     size_t total = 0;
@@ -394,8 +395,8 @@ static sax_status_t read_provenance(reader_t *r, sax_results_data_t *d)
             free(s[i]);
         return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for the provenance", r->path);
     }
-    const char **dst[N] = {&d->res.config_json, &d->res.version, &d->res.git_revision, &d->res.command_line,
-                           &d->res.hosts};
+    const char **dst[N] = {&d->res.config_json,  &d->res.version, &d->res.git_revision,
+                           &d->res.command_line, &d->res.hosts,   &d->res.pareto_objectives};
     size_t at = 0;
     for (int i = 0; i < N; i++) {
         size_t len = s[i] ? strlen(s[i]) : 0;

@@ -310,8 +310,8 @@ static sax_status_t write_reductions(writer_t *w)
                            "iteration time");
     if (st == SAX_OK)
         st = write_records(w, "pareto", r->pareto, r->n_pareto,
-                           "per scenario, the candidates not dominated in (iteration_time_s, "
-                           "cross_site_bytes_per_iteration), by scenario then iteration time");
+                           "per scenario, the candidates not dominated in the objectives of the root "
+                           "attribute pareto_objectives, by scenario then iteration time");
     if (st != SAX_OK)
         return st;
 
@@ -643,9 +643,73 @@ static sax_status_t write_provenance(writer_t *w)
     SAX_ATTR(attr_num(w, root, "n_scenarios", H5T_NATIVE_INT32, &n_scen));
     SAX_ATTR(attr_strs(w, root, "scenario_variables", vars, r->space->n_scenario_vars));
     SAX_ATTR(attr_num(w, root, "top_k", H5T_NATIVE_INT32, &top_k));
-    SAX_ATTR(attr_str(w, root, "pareto_objectives", "iteration_time_s,cross_site_bytes_per_iteration"));
+    SAX_ATTR(attr_str(w, root, "pareto_objectives",
+                      r->pareto_objectives ? r->pareto_objectives : SAX_RESULTS_DEFAULT_PARETO_OBJECTIVES));
 #undef SAX_ATTR
     return st;
+}
+
+/* Collective: every rank takes rank 0's provenance (times and host lists may differ per rank, and
+ * HDF5 attributes must be written with identical values everywhere). `*owned` holds the strings. */
+static sax_status_t share_provenance(MPI_Comm comm, int rank, const sax_results_t *in, sax_results_t *out,
+                                     char **owned, sax_error_t *err)
+{
+    *out = *in;
+    const char **strs[] = {&out->config_json, &out->version,  &out->git_revision,
+                           &out->command_line, &out->hosts, &out->pareto_objectives};
+    enum { N = sizeof strs / sizeof strs[0] };
+    struct {
+        double start, end;
+        int64_t evaluated, skipped, infeasible[SAX_INFEASIBLE_COUNT];
+        int64_t len[N];
+        int32_t ranks, store;
+    } h;
+    memset(&h, 0, sizeof h);
+    if (rank == 0) {
+        h.start = in->start_unix_s;
+        h.end = in->end_unix_s;
+        h.evaluated = in->evaluated;
+        h.skipped = in->skipped;
+        memcpy(h.infeasible, in->infeasible, sizeof h.infeasible);
+        for (int i = 0; i < N; i++)
+            h.len[i] = *strs[i] ? (int64_t)strlen(*strs[i]) : -1;
+        h.ranks = in->ranks;
+        h.store = (int32_t)in->store;
+    }
+    MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, comm);
+    out->start_unix_s = h.start;
+    out->end_unix_s = h.end;
+    out->evaluated = h.evaluated;
+    out->skipped = h.skipped;
+    memcpy(out->infeasible, h.infeasible, sizeof h.infeasible);
+    out->ranks = h.ranks;
+    out->store = (sax_store_t)h.store;
+    int64_t total = 0;
+    for (int i = 0; i < N; i++)
+        total += h.len[i] + 1;
+    if (total > INT32_MAX)
+        return sax_error_set(err, SAX_ERR_INTERNAL, "writing results: provenance too large");
+    char *buf = malloc((size_t)total);
+    int ok = buf != NULL, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!all_ok) {
+        free(buf);
+        return sax_error_set(err, SAX_ERR_NOMEM, "writing results: no memory for the provenance");
+    }
+    int64_t at = 0;
+    for (int i = 0; i < N; i++) {
+        if (rank == 0 && h.len[i] >= 0)
+            memcpy(buf + at, *strs[i], (size_t)h.len[i] + 1);
+        at += h.len[i] + 1;
+    }
+    MPI_Bcast(buf, (int)total, MPI_CHAR, 0, comm);
+    at = 0;
+    for (int i = 0; i < N; i++) {
+        *strs[i] = h.len[i] >= 0 ? buf + at : NULL;
+        at += h.len[i] + 1;
+    }
+    *owned = buf;
+    return SAX_OK;
 }
 
 /* ---- entry points ------------------------------------------------------------------------------- */
@@ -724,12 +788,19 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     if (!valid_input(res, my_rows, n_my_rows))
         return sax_error_set(err, SAX_ERR_INTERNAL, "writing results: incomplete results given on rank %d", w.rank);
 
+    sax_results_t shared;
+    char *shared_strings = NULL;
+    sax_status_t st = share_provenance(comm, w.rank, res, &shared, &shared_strings, err);
+    if (st != SAX_OK)
+        return st;
+    res = w.res = &shared;
+
     H5E_auto2_t old_func;
     void *old_data;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
-    sax_status_t st = sax_results_types_init(&w.t, res->space, err);
+    st = sax_results_types_init(&w.t, res->space, err);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
     H5Pset_all_coll_metadata_ops(fapl, 1);
@@ -757,6 +828,7 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     H5Pclose(fapl);
     sax_results_types_fini(&w.t);
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    free(shared_strings);
 
     /* The worst status of any rank decides; rank 0 renames or removes the temporary file. */
     int mine = (int)st, worst = 0;

@@ -19,6 +19,7 @@
 
 #define SAX_RESULTS_FORMAT "sax-results" /* root attribute sax_format */
 #define SAX_RESULTS_FORMAT_VERSION 1     /* root attribute sax_format_version */
+#define SAX_RESULTS_DEFAULT_PARETO_OBJECTIVES "iteration_time_s,cross_site_bytes_per_iteration"
 
 /* Which evaluated candidates a sweep stores in the /rows dataset (`sax sweep --store`). */
 #define SAX_STORE_LIST(X) X(SAX_STORE_NONE, "none") X(SAX_STORE_FEASIBLE, "feasible") X(SAX_STORE_ALL, "all")
@@ -27,9 +28,10 @@ typedef enum { SAX_STORE_LIST(SAX_ENUM_MEMBER) SAX_STORE_COUNT } sax_store_t;
 #undef SAX_ENUM_MEMBER
 extern const char *const sax_store_names[SAX_STORE_COUNT];
 
-/* Everything a sweep hands to the writer. Pointers are borrowed. The reductions (best, top,
- * pareto, best_per_value, baseline_best) must be identical on every rank; rows that stand for
- * "no feasible candidate" have index -1. Record arrays are sorted as stated. */
+/* Everything a sweep hands to the writer. Pointers are borrowed. The space and the reductions
+ * (best, top, pareto, best_per_value, baseline_best) must be identical on every rank; the
+ * provenance (strings, times, counts) is taken from rank 0. Rows that stand for "no feasible
+ * candidate" have index -1. Record arrays are sorted as stated. */
 typedef struct {
     /* provenance (root attributes) */
     const char *config_json;  /* effective configuration as JSON */
@@ -51,9 +53,10 @@ typedef struct {
     const sax_record_t *top;      /* n_top: the top_k fastest per scenario, by scenario then time */
     int64_t n_top;
     int top_k;
-    const sax_record_t *pareto;   /* n_pareto: front of (iteration_time_s, cross_site_bytes) per
-                                     scenario, sorted by scenario then time */
+    const sax_record_t *pareto;   /* n_pareto: front per scenario, sorted by scenario then time */
     int64_t n_pareto;
+    const char *pareto_objectives; /* its objectives, comma-separated column names (NULL: the
+                                      default below) */
     const sax_record_t *best_per_value; /* n_bpv: best for scenario s, key bpv_key[i] = bpv_value[i] */
     const int32_t *bpv_key;             /* sax_key_t */
     const int32_t *bpv_value;           /* integer coding of sax_candidate_get (order: index into
@@ -99,7 +102,7 @@ typedef struct {
     sax_results_t res;
     sax_space_desc_t space;
     int format_version;
-    char *strings;            /* owns config_json, version, git_revision, command_line, hosts */
+    char *strings; /* owns config_json, version, git_revision, command_line, hosts, pareto_objectives */
     double *scenario_values;
     sax_record_t *best, *top, *pareto, *best_per_value, *baseline_best;
     int32_t *bpv_key, *bpv_value;
