@@ -1,2 +1,526 @@
-/* config.c - placeholder translation unit until the configuration loader lands. */
-#include "sax_io.h"
+/* config.c - loading a sax configuration: JSON text -> sax_config_t (problem, candidate, space,
+ * scenario problems, effective JSON). Order of precedence for every value: the model's defaults
+ * (sax_*_set_defaults), then the table defaults, then a preset, then the file. */
+#include "config_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- presets ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *what; /* "GPU", "model" */
+    bool (*find)(const char *name, void *out);
+    int (*count)(void);
+    const char *(*name)(int i);
+} preset_kind_t;
+
+static bool find_gpu(const char *name, void *out) { return sax_preset_gpu_find(name, out); }
+static bool find_model(const char *name, void *out) { return sax_preset_model_find(name, out); }
+static const preset_kind_t gpu_presets = {"GPU", find_gpu, sax_preset_gpu_count, sax_preset_gpu_name};
+static const preset_kind_t model_presets = {"model", find_model, sax_preset_model_count,
+                                            sax_preset_model_name};
+
+static void preset_names(const preset_kind_t *k, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < k->count() && used < n; i++) {
+        snprintf(buf + used, n - used, "%s\"%s\"", i > 0 ? ", " : "", k->name(i));
+        used = strlen(buf);
+    }
+}
+
+static sax_status_t apply_preset(cf_ctx_t *ctx, const preset_kind_t *k, const cJSON *name_item, void *base)
+{
+    char names[256], found[96];
+    if (cJSON_IsString(name_item) && k->find(name_item->valuestring, base))
+        return SAX_OK;
+    preset_names(k, names, sizeof names);
+    cf_describe(name_item, found, sizeof found);
+    return cf_fail(ctx, "expected a %s preset (%s) or an object, found %s", k->what, names, found);
+}
+
+/* A section that may be a preset name, an object with "preset" plus overrides, or an object.
+ * `fresh` is what a preset starts from; `inherit` says that `base` already holds complete values
+ * (a site's copy of the cluster GPU), so no key is required. `*replaced`: a preset was applied. */
+static sax_status_t parse_preset_section(cf_ctx_t *ctx, const cJSON *item, const cf_section_t *sec,
+                                         const preset_kind_t *k, void *base, const void *fresh, size_t size,
+                                         bool inherit, bool *replaced)
+{
+    *replaced = false;
+    if (cJSON_IsString(item)) {
+        memcpy(base, fresh, size);
+        *replaced = true;
+        return apply_preset(ctx, k, item, base);
+    }
+    if (!cJSON_IsObject(item)) {
+        char names[256], found[96];
+        preset_names(k, names, sizeof names);
+        cf_describe(item, found, sizeof found);
+        return cf_fail(ctx, "expected a %s preset (%s) or an object, found %s", k->what, names, found);
+    }
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(item, "preset");
+    if (p != NULL) {
+        memcpy(base, fresh, size);
+        *replaced = true;
+        size_t mark = cf_push_key(ctx, "preset");
+        sax_status_t st = apply_preset(ctx, k, p, base);
+        if (st != SAX_OK)
+            return st;
+        cf_pop(ctx, mark);
+    }
+    return cf_parse_object(ctx, sec, item, base, *replaced || inherit, "preset");
+}
+
+/* ---- sections ----------------------------------------------------------------------------------- */
+
+static sax_status_t parse_model(cf_ctx_t *ctx, const cJSON *item, sax_model_desc_t *m)
+{
+    sax_model_desc_t fresh;
+    memset(&fresh, 0, sizeof fresh);
+    cf_apply_defaults(&cf_model_section, &fresh);
+    fresh.kv_heads = 0; /* derived below unless given */
+    *m = fresh;
+    bool replaced;
+    size_t mark = cf_push_key(ctx, "model");
+    sax_status_t st = parse_preset_section(ctx, item, &cf_model_section, &model_presets, m, &fresh,
+                                           sizeof fresh, false, &replaced);
+    if (st != SAX_OK)
+        return st;
+    if (m->kv_heads == 0)
+        m->kv_heads = m->heads;
+    st = cf_check_model(ctx, m);
+    cf_pop(ctx, mark);
+    return st;
+}
+
+static sax_status_t parse_training(cf_ctx_t *ctx, const cJSON *item, sax_training_t *t)
+{
+    memset(t, 0, sizeof *t);
+    sax_training_set_defaults(t);
+    cf_apply_defaults(&cf_training_section, t);
+    size_t mark = cf_push_key(ctx, "training");
+    sax_status_t st = cf_parse_object(ctx, &cf_training_section, item, t, false, NULL);
+    cf_pop(ctx, mark);
+    return st;
+}
+
+/* Counts the elements of an optional list key of the cluster. */
+static sax_status_t list_size(cf_ctx_t *ctx, const cJSON *cluster, const char *key, int max, int *n)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(cluster, key);
+    *n = 0;
+    if (a == NULL)
+        return SAX_OK;
+    size_t mark = cf_push_key(ctx, key);
+    char found[96];
+    cf_describe(a, found, sizeof found);
+    if (!cJSON_IsArray(a))
+        return cf_fail(ctx, "expected a list of objects, found %s", found);
+    if (cJSON_GetArraySize(a) > max)
+        return cf_fail(ctx, "expected at most %d entries, found %s", max, found);
+    *n = cJSON_GetArraySize(a);
+    cf_pop(ctx, mark);
+    return SAX_OK;
+}
+
+static sax_status_t parse_between(cf_ctx_t *ctx, const cJSON *item, const sax_cluster_t *c,
+                                  sax_site_link_t *l)
+{
+    char found[96];
+    cf_describe(item, found, sizeof found);
+    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 2)
+        return cf_fail(ctx, "expected a list of two site names, found %s", found);
+    int idx[2];
+    for (int k = 0; k < 2; k++) {
+        const cJSON *e = cJSON_GetArrayItem(item, k);
+        size_t mark = cf_push_index(ctx, k);
+        cf_describe(e, found, sizeof found);
+        idx[k] = -1;
+        for (int s = 0; cJSON_IsString(e) && s < c->n_sites; s++)
+            if (strcmp(c->sites[s].name, e->valuestring) == 0)
+                idx[k] = s;
+        if (idx[k] < 0) {
+            char names[256] = "";
+            size_t used = 0;
+            for (int s = 0; s < c->n_sites && used < sizeof names; s++) {
+                snprintf(names + used, sizeof names - used, "%s\"%s\"", s > 0 ? ", " : "", c->sites[s].name);
+                used = strlen(names);
+            }
+            return cf_fail(ctx, "expected the name of a site in cluster.sites (%s), found %s", names, found);
+        }
+        cf_pop(ctx, mark);
+    }
+    if (idx[0] == idx[1])
+        return cf_fail(ctx, "expected two different sites, found \"%s\" twice", c->sites[idx[0]].name);
+    l->a = idx[0];
+    l->b = idx[1];
+    return SAX_OK;
+}
+
+static sax_status_t parse_cluster(cf_ctx_t *ctx, const cJSON *item, sax_cluster_t *c, cf_fixed_t *fixed)
+{
+    sax_status_t st;
+    size_t mark = cf_push_key(ctx, "cluster");
+    memset(c, 0, sizeof *c);
+    if ((st = cf_parse_object(ctx, &cf_cluster_section, item, c, false, NULL)) != SAX_OK)
+        return st;
+    if ((st = list_size(ctx, item, "tiers", SAX_MAX_TIERS, &c->n_tiers)) != SAX_OK ||
+        (st = list_size(ctx, item, "sites", SAX_MAX_SITES, &c->n_sites)) != SAX_OK ||
+        (st = list_size(ctx, item, "site_links", SAX_MAX_LINKS, &c->n_links)) != SAX_OK)
+        return st;
+    if (c->n_sites == 0) {
+        cf_push_key(ctx, "sites");
+        return cf_fail(ctx, "expected at least one site, found an empty list");
+    }
+    sax_cluster_set_defaults(c);
+    for (int i = 0; i < c->n_tiers; i++)
+        cf_apply_defaults(&cf_tier_section, &c->tiers[i]);
+    for (int i = 0; i < c->n_links; i++)
+        cf_apply_defaults(&cf_link_section, &c->links[i]);
+
+    /* the GPU type */
+    sax_gpu_t fresh_gpu;
+    memset(&fresh_gpu, 0, sizeof fresh_gpu);
+    sax_gpu_set_defaults(&fresh_gpu);
+    cf_apply_defaults(&cf_gpu_section, &fresh_gpu);
+    c->gpu = fresh_gpu;
+    bool replaced;
+    size_t m2 = cf_push_key(ctx, "gpu");
+    st = parse_preset_section(ctx, cJSON_GetObjectItemCaseSensitive(item, "gpu"), &cf_gpu_section,
+                              &gpu_presets, &c->gpu, &fresh_gpu, sizeof fresh_gpu, false, &replaced);
+    if (st != SAX_OK)
+        return st;
+    cf_pop(ctx, m2);
+
+    m2 = cf_push_key(ctx, "scale_up");
+    if ((st = cf_parse_object(ctx, &cf_scale_up_section, cJSON_GetObjectItemCaseSensitive(item, "scale_up"),
+                              &c->scale_up, false, NULL)) != SAX_OK)
+        return st;
+    cf_pop(ctx, m2);
+
+    const cJSON *tiers = cJSON_GetObjectItemCaseSensitive(item, "tiers");
+    m2 = cf_push_key(ctx, "tiers");
+    for (int i = 0; i < c->n_tiers; i++) {
+        size_t m3 = cf_push_index(ctx, i);
+        if ((st = cf_parse_object(ctx, &cf_tier_section, cJSON_GetArrayItem(tiers, i), &c->tiers[i], false,
+                                  NULL)) != SAX_OK)
+            return st;
+        cf_pop(ctx, m3);
+    }
+    cf_pop(ctx, m2);
+
+    const cJSON *sites = cJSON_GetObjectItemCaseSensitive(item, "sites");
+    m2 = cf_push_key(ctx, "sites");
+    for (int i = 0; i < c->n_sites; i++) {
+        const cJSON *s = cJSON_GetArrayItem(sites, i);
+        size_t m3 = cf_push_index(ctx, i);
+        if ((st = cf_parse_object(ctx, &cf_site_section, s, &c->sites[i], false, NULL)) != SAX_OK)
+            return st;
+        c->sites[i].gpu = c->gpu;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(s, "gpu");
+        fixed->gpu_inherited[i] = g == NULL;
+        if (g != NULL) {
+            size_t m4 = cf_push_key(ctx, "gpu");
+            st = parse_preset_section(ctx, g, &cf_gpu_section, &gpu_presets, &c->sites[i].gpu, &fresh_gpu,
+                                      sizeof fresh_gpu, true, &replaced);
+            if (st != SAX_OK)
+                return st;
+            cf_pop(ctx, m4);
+        }
+        cf_pop(ctx, m3);
+    }
+    cf_pop(ctx, m2);
+
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(item, "site_links");
+    m2 = cf_push_key(ctx, "site_links");
+    for (int i = 0; i < c->n_links; i++) {
+        const cJSON *l = cJSON_GetArrayItem(links, i);
+        size_t m3 = cf_push_index(ctx, i);
+        if ((st = cf_parse_object(ctx, &cf_link_section, l, &c->links[i], false, NULL)) != SAX_OK)
+            return st;
+        size_t m4 = cf_push_key(ctx, "between");
+        if ((st = parse_between(ctx, cJSON_GetObjectItemCaseSensitive(l, "between"), c, &c->links[i])) !=
+            SAX_OK)
+            return st;
+        cf_pop(ctx, m4);
+        for (int j = 0; j < i; j++) {
+            const sax_site_link_t *o = &c->links[j];
+            if ((o->a == c->links[i].a && o->b == c->links[i].b) ||
+                (o->a == c->links[i].b && o->b == c->links[i].a))
+                return cf_fail(ctx,
+                               "expected one link per pair of sites, found a second link between \"%s\" and "
+                               "\"%s\" (the first is site_links[%d])",
+                               c->sites[o->a].name, c->sites[o->b].name, j);
+        }
+        if (cJSON_GetObjectItemCaseSensitive(l, "latency") == NULL) {
+            if (cJSON_GetObjectItemCaseSensitive(l, "distance") == NULL)
+                return cf_fail(ctx,
+                               "missing required key \"latency\" or \"distance\" (expected a time such as "
+                               "\"1 ms\" or a length such as \"100 km\")");
+            c->links[i].latency_s = c->links[i].distance_m * 5e-9; /* light in fibre: 5 us per km */
+            fixed->latency_derived[i] = true;
+        }
+        cf_pop(ctx, m3);
+    }
+    cf_pop(ctx, m2);
+
+    st = cf_check_cluster(ctx, c);
+    cf_pop(ctx, mark);
+    return st;
+}
+
+/* Parses `parallelism` and `network` (either may be NULL) into fixed->fixed, recording given keys. */
+static sax_status_t parse_fixed(cf_ctx_t *ctx, const cJSON *par, const cJSON *net, cf_fixed_t *fixed)
+{
+    sax_candidate_t *c = &fixed->fixed;
+    memset(c, 0, sizeof *c);
+    cf_apply_defaults(&cf_parallelism_section, c);
+    cf_apply_defaults(&cf_network_section, c);
+    const cJSON *objs[2] = {par, net};
+    const cf_section_t *secs[2] = {&cf_parallelism_section, &cf_network_section};
+    const char *names[2] = {"parallelism", "network"};
+    for (int s = 0; s < 2; s++) {
+        if (objs[s] == NULL)
+            continue;
+        size_t mark = cf_push_key(ctx, names[s]);
+        sax_status_t st = cf_parse_object(ctx, secs[s], objs[s], c, false, NULL);
+        if (st != SAX_OK)
+            return st;
+        cf_pop(ctx, mark);
+        for (const cJSON *m = objs[s]->child; m != NULL; m = m->next) {
+            int k = sax_name_lookup(sax_key_names, SAX_KEY_COUNT, m->string);
+            if (k >= 0)
+                fixed->given |= 1u << k;
+        }
+    }
+    return SAX_OK;
+}
+
+static int64_t total_gpus(const sax_cluster_t *c)
+{
+    int64_t n = 0;
+    for (int i = 0; i < c->n_sites; i++)
+        n += c->sites[i].gpus;
+    return n;
+}
+
+/* dp "auto" and the default order of the one candidate `sax eval` evaluates. */
+static sax_status_t resolve_candidate(cf_ctx_t *ctx, const cf_fixed_t *fixed, const sax_cluster_t *cl,
+                                      sax_candidate_t *c)
+{
+    *c = fixed->fixed;
+    size_t mark = cf_push_key(ctx, "parallelism");
+    if (c->dp == 0) {
+        int64_t gpus = total_gpus(cl), per = (int64_t)c->tp * c->cp * c->pp;
+        size_t m2 = cf_push_key(ctx, "dp");
+        if (gpus % per != 0 || gpus / per > INT32_MAX)
+            return cf_fail(ctx,
+                           "expected \"auto\" to divide the %lld GPUs of the sites by tp x cp x pp = %lld, "
+                           "found a remainder of %lld",
+                           (long long)gpus, (long long)per, (long long)(gpus % per));
+        c->dp = (int)(gpus / per);
+        cf_pop(ctx, m2);
+    }
+    int degree[SAX_DIM_COUNT];
+    degree[SAX_DIM_TP] = c->tp;
+    degree[SAX_DIM_CP] = c->cp;
+    degree[SAX_DIM_EP] = c->ep;
+    degree[SAX_DIM_PP] = c->pp;
+    degree[SAX_DIM_DP] = c->dp;
+    if (fixed->given & (1u << SAX_KEY_ORDER)) {
+        static const sax_dim_t needed[] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP};
+        for (int i = 0; i < 4; i++) {
+            bool present = false;
+            for (int j = 0; j < c->n_order; j++)
+                present = present || c->order[j] == needed[i];
+            if (degree[needed[i]] > 1 && !present) {
+                cf_push_key(ctx, "order");
+                return cf_fail(ctx,
+                               "expected every dimension of degree > 1 among tp, cp, pp, dp, found no \"%s\" "
+                               "(%s = %d)",
+                               sax_dim_names[needed[i]], sax_dim_names[needed[i]], degree[needed[i]]);
+            }
+        }
+    } else {
+        static const sax_dim_t def[] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_EP, SAX_DIM_PP, SAX_DIM_DP};
+        c->n_order = 0;
+        for (int i = 0; i < SAX_DIM_COUNT; i++)
+            if (degree[def[i]] != 1)
+                c->order[c->n_order++] = def[i];
+    }
+    cf_pop(ctx, mark);
+    return SAX_OK;
+}
+
+static sax_status_t check_precision(cf_ctx_t *ctx, const sax_problem_t *p)
+{
+    if (p->training.precision != SAX_PRECISION_FP8)
+        return SAX_OK;
+    for (int i = 0; i < p->cluster.n_sites; i++)
+        if (!(p->cluster.sites[i].gpu.peak_flops_fp8 > 0)) {
+            size_t mark = cf_push_key(ctx, "training");
+            cf_push_key(ctx, "precision");
+            sax_status_t st = cf_fail(ctx,
+                                      "expected \"bf16\": site \"%s\" has GPU \"%s\" without an FP8 peak "
+                                      "(peak_flops_fp8 is 0), found \"fp8\"",
+                                      p->cluster.sites[i].name, p->cluster.sites[i].gpu.name);
+            cf_pop(ctx, mark);
+            return st;
+        }
+    return SAX_OK;
+}
+
+/* ---- public entry points ------------------------------------------------------------------------ */
+
+void sax_config_fini(sax_config_t *cfg)
+{
+    if (cfg == NULL)
+        return;
+    free(cfg->scenarios);
+    free(cfg->scenario_values);
+    cJSON_free(cfg->effective_json);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+sax_status_t sax_config_from_json(const cJSON *root, const char *file, const char *path_prefix,
+                                  sax_config_t *cfg, sax_error_t *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(cfg->path, sizeof cfg->path, "%s", file != NULL ? file : "<config>");
+    cf_ctx_t ctx;
+    cf_ctx_init(&ctx, cfg->path, path_prefix, err);
+    cf_fixed_t *fixed = calloc(1, sizeof *fixed);
+    sax_status_t st = SAX_OK;
+    if (fixed == NULL) {
+        st = sax_error_set(err, SAX_ERR_NOMEM, "%s: out of memory", cfg->path);
+        goto fail;
+    }
+    if ((st = cf_parse_object(&ctx, &cf_root_section, root, NULL, false, NULL)) != SAX_OK)
+        goto fail;
+    const cJSON *par = cJSON_GetObjectItemCaseSensitive(root, "parallelism");
+    const cJSON *net = cJSON_GetObjectItemCaseSensitive(root, "network");
+    const cJSON *space = cJSON_GetObjectItemCaseSensitive(root, "space");
+    if ((st = parse_model(&ctx, cJSON_GetObjectItemCaseSensitive(root, "model"), &cfg->problem.model)) !=
+            SAX_OK ||
+        (st = parse_training(&ctx, cJSON_GetObjectItemCaseSensitive(root, "training"),
+                             &cfg->problem.training)) != SAX_OK ||
+        (st = parse_cluster(&ctx, cJSON_GetObjectItemCaseSensitive(root, "cluster"), &cfg->problem.cluster,
+                            fixed)) != SAX_OK ||
+        (st = check_precision(&ctx, &cfg->problem)) != SAX_OK)
+        goto fail;
+    if (space == NULL && (par == NULL || net == NULL)) {
+        st = cf_fail(&ctx,
+                     "missing required key \"%s\" (expected an object: the candidate `sax eval` evaluates; "
+                     "only a file with a \"space\" may leave it out)",
+                     par == NULL ? "parallelism" : "network");
+        goto fail;
+    }
+    if ((st = parse_fixed(&ctx, par, net, fixed)) != SAX_OK)
+        goto fail;
+    cfg->has_candidate = par != NULL;
+    if (cfg->has_candidate &&
+        (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
+        goto fail;
+    cfg->has_space = space != NULL;
+    if (cfg->has_space) {
+        size_t mark = cf_push_key(&ctx, "space");
+        if ((st = cf_parse_space(&ctx, space, fixed, &cfg->problem, &cfg->space)) != SAX_OK)
+            goto fail;
+        cf_pop(&ctx, mark);
+    }
+    if ((st = cf_build_scenarios(&ctx, fixed, cfg)) != SAX_OK)
+        goto fail;
+    if ((st = cf_emit_config(cfg, &cfg->effective_json)) != SAX_OK) {
+        st = sax_error_set(err, st, "%s: cannot write the effective configuration: %s", cfg->path,
+                           sax_status_message(st));
+        goto fail;
+    }
+    free(fixed);
+    return SAX_OK;
+fail:
+    free(fixed);
+    sax_config_fini(cfg);
+    return st;
+}
+
+sax_status_t sax_config_parse(const char *json_text, const char *name_for_messages, sax_config_t *cfg,
+                              sax_error_t *err)
+{
+    const char *name = name_for_messages != NULL ? name_for_messages : "<config>";
+    memset(cfg, 0, sizeof *cfg);
+    if (json_text == NULL)
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: expected JSON text, found nothing", name);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(json_text, &end, true);
+    if (root == NULL) {
+        int line = 1, col = 1;
+        for (const char *p = json_text; end != NULL && p < end && *p != '\0'; p++) {
+            if (*p == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        return sax_error_set(err, SAX_ERR_INPUT,
+                             "%s:%d:%d: expected valid JSON, found a syntax error near \"%.20s\"", name, line,
+                             col, end != NULL ? end : "");
+    }
+    sax_status_t st = sax_config_from_json(root, name, "", cfg, err);
+    cJSON_Delete(root);
+    return st;
+}
+
+sax_status_t cf_read_file(const char *path, char **text, sax_error_t *err)
+{
+    *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return sax_error_set(err, errno == ENOENT ? SAX_ERR_INPUT : SAX_ERR_IO, "%s: cannot open: %s", path,
+                             strerror(errno));
+    sax_status_t st = SAX_OK;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        len += fread(buf + len, 1, cap - len - 1, f);
+        if (ferror(f)) {
+            st = sax_error_set(err, SAX_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+            break;
+        }
+        if (feof(f))
+            break;
+        char *bigger = realloc(buf, cap * 2);
+        if (bigger == NULL) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    fclose(f);
+    if (buf == NULL)
+        return sax_error_set(err, SAX_ERR_NOMEM, "%s: out of memory reading the file", path);
+    if (st != SAX_OK) {
+        free(buf);
+        return st;
+    }
+    buf[len] = '\0';
+    *text = buf;
+    return SAX_OK;
+}
+
+sax_status_t sax_config_load(const char *path, sax_config_t *cfg, sax_error_t *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    char *text;
+    sax_status_t st = cf_read_file(path, &text, err);
+    if (st != SAX_OK)
+        return st;
+    st = sax_config_parse(text, path, cfg, err);
+    free(text);
+    return st;
+}

@@ -1,0 +1,355 @@
+/* config_tables.c - one table per configuration section: every key, its type, unit kind, range,
+ * default and where it lands in model/sax_model.h's structs. Parsing, validation, the effective
+ * JSON, --help and docs/config.md are all driven from here (fields.c). Key names follow
+ * ../shared/design/contract.md exactly; keys beyond it are optional with documented defaults. */
+#include "config_internal.h"
+
+#include <math.h>
+
+_Static_assert(sizeof(sax_ffn_act_t) == sizeof(int), "enums are stored as int");
+_Static_assert(sizeof(sax_schedule_t) == sizeof(int), "enums are stored as int");
+
+#define INF INFINITY
+#define AT(T, m) .offset = offsetof(T, m), .size = sizeof(((T *)0)->m)
+#define INT_F(T, m, k, lo, nd, d, h)                                                                         \
+    {                                                                                                        \
+        .key = k, .type = CF_INT, .min = lo, .max = INF, .need = nd, .def = d, AT(T, m), .help = h           \
+    }
+#define QTY_F(T, m, k, u, lo, lo_open, hi, hi_open, nd, d, h)                                                \
+    {                                                                                                        \
+        .key = k, .type = CF_QUANTITY, .unit = u, .min = lo, .min_open = lo_open, .max = hi,                 \
+        .max_open = hi_open, .need = nd, .def = d, AT(T, m), .help = h                                       \
+    }
+#define ENUM_F(T, m, k, nm, count, nd, d, h)                                                                 \
+    {                                                                                                        \
+        .key = k, .type = CF_ENUM, .names = nm, .n_names = count, .need = nd, .def = d, AT(T, m), .help = h  \
+    }
+#define BOOL_F(T, m, k, d, h)                                                                                \
+    {                                                                                                        \
+        .key = k, .type = CF_BOOL, .need = CF_DEFAULT, .def = d, AT(T, m), .help = h                         \
+    }
+#define STR_F(T, m, k, nd, dtext, h)                                                                         \
+    {                                                                                                        \
+        .key = k, .type = CF_STRING, .need = nd, .def_text = dtext, AT(T, m), .help = h                      \
+    }
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- model ------------------------------------------------------------------------------------- */
+
+static const cf_field_t model_fields[] = {
+    STR_F(sax_model_desc_t, name, "name", CF_DEFAULT, "`\"custom\"` (the preset's name)",
+          "label used in reports"),
+    INT_F(sax_model_desc_t, layers, "layers", 1, CF_REQUIRED, 0, "transformer layers"),
+    INT_F(sax_model_desc_t, hidden, "hidden", 1, CF_REQUIRED, 0, "hidden size h (a multiple of heads)"),
+    INT_F(sax_model_desc_t, ffn_hidden, "ffn_hidden", 0, CF_REQUIRED, 0,
+          "FFN width of the dense layers (0 only when every layer is MoE)"),
+    INT_F(sax_model_desc_t, heads, "heads", 1, CF_REQUIRED, 0, "attention (query) heads"),
+    {.key = "kv_heads",
+     .type = CF_INT,
+     .min = 1,
+     .max = INF,
+     .need = CF_DERIVED,
+     .def_text = "`heads`",
+     AT(sax_model_desc_t, kv_heads),
+     .help = "key/value heads; fewer than `heads` is grouped-query attention"},
+    INT_F(sax_model_desc_t, vocab, "vocab", 1, CF_REQUIRED, 0, "vocabulary size"),
+    INT_F(sax_model_desc_t, seq_len, "seq_len", 1, CF_REQUIRED, 0, "training sequence length in tokens"),
+    ENUM_F(sax_model_desc_t, ffn_act, "ffn_act", sax_ffn_act_names, SAX_FFN_ACT_COUNT, CF_REQUIRED, 0,
+           "`gelu`: two FFN matrices; `swiglu`: three"),
+    INT_F(sax_model_desc_t, experts, "experts", 0, CF_DEFAULT, 0,
+          "routed experts per MoE layer (0: dense model)"),
+    INT_F(sax_model_desc_t, top_k, "top_k", 0, CF_DEFAULT, 0, "routed experts active per token"),
+    INT_F(sax_model_desc_t, expert_ffn_hidden, "expert_ffn_hidden", 0, CF_DEFAULT, 0,
+          "FFN width of one expert (routed and shared)"),
+    INT_F(sax_model_desc_t, shared_experts, "shared_experts", 0, CF_DEFAULT, 0,
+          "always-active experts per MoE layer"),
+    INT_F(sax_model_desc_t, dense_layers, "dense_layers", 0, CF_DEFAULT, 0,
+          "the first `dense_layers` layers are dense (FFN width `ffn_hidden`), the rest MoE"),
+    BOOL_F(sax_model_desc_t, tied_embeddings, "tied_embeddings", 0,
+           "the output layer shares the input embedding matrix"),
+    {.key = "head_dim",
+     .type = CF_INT,
+     .min = 0,
+     .max = INF,
+     .need = CF_DEFAULT,
+     .def = 0,
+     .def_text = "`0` (= hidden / heads)",
+     AT(sax_model_desc_t, head_dim),
+     .help = "width of one attention head (query/key without the rotary part, and value); 0: hidden / heads"},
+    INT_F(sax_model_desc_t, rope_head_dim, "rope_head_dim", 0, CF_DEFAULT, 0,
+          "MLA only: width of the decoupled rotary query/key part of each head"),
+    INT_F(sax_model_desc_t, q_lora_rank, "q_lora_rank", 0, CF_DEFAULT, 0,
+          "MLA only: rank of the query compression (0: full-rank queries)"),
+    INT_F(sax_model_desc_t, kv_lora_rank, "kv_lora_rank", 0, CF_DEFAULT, 0,
+          "multi-head latent attention (DeepSeek-V2/V3) when > 0: rank of the joint key/value compression"),
+};
+const cf_section_t cf_model_section = {
+    "model", "The workload: a decoder-only transformer, dense or mixture-of-experts.", model_fields,
+    COUNT(model_fields)};
+
+/* ---- training ---------------------------------------------------------------------------------- */
+
+static const cf_field_t training_fields[] = {
+    {.key = "global_batch",
+     .type = CF_INT64,
+     .min = 1,
+     .max = INF,
+     .need = CF_REQUIRED,
+     AT(sax_training_t, global_batch),
+     .help = "sequences per iteration"},
+    ENUM_F(sax_training_t, precision, "precision", sax_precision_names, SAX_PRECISION_COUNT, CF_DEFAULT,
+           SAX_PRECISION_BF16, "precision of the GEMMs (peak FLOP/s used for time and MFU)"),
+    QTY_F(sax_training_t, dp_overlap_efficiency, "dp_overlap_efficiency", SAX_UNIT_NONE, 0, false, 1, false,
+          CF_MODEL, 0, "fraction of the backward pass usable to hide data-parallel gradient traffic"),
+    QTY_F(sax_training_t, tp_overlap, "tp_overlap", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
+          "fraction of TP/CP traffic hidden behind GEMMs"),
+};
+const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
+                                          COUNT(training_fields)};
+
+/* ---- cluster ----------------------------------------------------------------------------------- */
+
+static const cf_field_t gpu_fields[] = {
+    STR_F(sax_gpu_t, name, "name", CF_DEFAULT, "`\"custom\"` (the preset's name)", "label used in reports"),
+    QTY_F(sax_gpu_t, peak_flops_bf16, "peak_flops", SAX_UNIT_FLOPS, 0, true, INF, false, CF_REQUIRED, 0,
+          "dense BF16 peak"),
+    QTY_F(sax_gpu_t, peak_flops_fp8, "peak_flops_fp8", SAX_UNIT_FLOPS, 0, false, INF, false, CF_DEFAULT, 0,
+          "dense FP8 peak; 0: no FP8 (then `training.precision` must be `bf16`)"),
+    QTY_F(sax_gpu_t, hbm_bytes, "hbm", SAX_UNIT_BYTES, 0, true, INF, false, CF_REQUIRED, 0, "HBM capacity"),
+    QTY_F(sax_gpu_t, hbm_bw_Bps, "hbm_bandwidth", SAX_UNIT_BANDWIDTH, 0, true, INF, false, CF_REQUIRED, 0,
+          "HBM bandwidth"),
+    QTY_F(sax_gpu_t, gemm_eff_max, "gemm_efficiency_max", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,
+          "fraction of peak a large GEMM reaches"),
+    QTY_F(sax_gpu_t, gemm_eff_half_ai, "gemm_efficiency_half_intensity", SAX_UNIT_NONE, 0, false, INF, false,
+          CF_MODEL, 0, "GEMM arithmetic intensity (FLOP/B) at which efficiency is half of the maximum"),
+    QTY_F(sax_gpu_t, mem_eff, "memory_efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,
+          "fraction of HBM bandwidth memory-bound kernels reach"),
+    QTY_F(sax_gpu_t, reserved_bytes, "reserved_memory", SAX_UNIT_BYTES, 0, false, INF, false, CF_MODEL, 0,
+          "HBM not available to the model (CUDA context, allocator, NCCL buffers)"),
+};
+const cf_section_t cf_gpu_section = {
+    "cluster.gpu",
+    "A GPU type: a preset name (`\"H100\"`), or an object with the keys below, optionally with "
+    "`\"preset\": \"H100\"` whose values the other keys then override.",
+    gpu_fields, COUNT(gpu_fields)};
+
+static const cf_field_t scale_up_fields[] = {
+    INT_F(sax_scale_up_t, size, "size", 1, CF_REQUIRED, 0, "GPUs per scale-up (NVLink) domain"),
+    QTY_F(sax_scale_up_t, bw_Bps, "bandwidth", SAX_UNIT_BANDWIDTH, 0, true, INF, false, CF_REQUIRED, 0,
+          "per GPU, per direction"),
+    QTY_F(sax_scale_up_t, latency_s, "latency", SAX_UNIT_TIME, 0, false, INF, false, CF_REQUIRED, 0,
+          "alpha: latency of one algorithm step inside the domain"),
+    QTY_F(sax_scale_up_t, efficiency, "efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,
+          "achievable fraction of `bandwidth`"),
+};
+const cf_section_t cf_scale_up_section = {"cluster.scale_up",
+                                          "The scale-up domain (NVLink) inside a server or rack.",
+                                          scale_up_fields, COUNT(scale_up_fields)};
+
+static const cf_field_t tier_fields[] = {
+    STR_F(sax_tier_t, name, "name", CF_REQUIRED, NULL, "unique name (`tier` in calibration measurements)"),
+    INT_F(sax_tier_t, gpus, "gpus", 2, CF_REQUIRED, 0,
+          "GPUs in one unit of this tier: a multiple of the previous unit (scale-up domain for the first)"),
+    QTY_F(sax_tier_t, bw_Bps, "bandwidth", SAX_UNIT_BANDWIDTH, 0, true, INF, false, CF_REQUIRED, 0,
+          "per GPU leaving the unit, before oversubscription"),
+    QTY_F(sax_tier_t, latency_s, "latency", SAX_UNIT_TIME, 0, false, INF, false, CF_REQUIRED, 0,
+          "alpha: latency of one algorithm step (one message hop) across this tier"),
+    QTY_F(sax_tier_t, oversubscription, "oversubscription", SAX_UNIT_NONE, 1, false, INF, false, CF_MODEL, 0,
+          "ratio at the unit's uplink"),
+    QTY_F(sax_tier_t, efficiency, "efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,
+          "achievable fraction of `bandwidth`"),
+};
+const cf_section_t cf_tier_section = {
+    "cluster.tiers[]", "Network levels above the scale-up domain inside a site, innermost first.",
+    tier_fields, COUNT(tier_fields)};
+
+static const cf_field_t site_fields[] = {
+    STR_F(sax_site_t, name, "name", CF_REQUIRED, NULL, "unique name, used by `site_links[].between`"),
+    INT_F(sax_site_t, gpus, "gpus", 1, CF_REQUIRED, 0,
+          "GPUs of the site: at most one unit of the outermost tier, a multiple of every smaller unit"),
+    {.key = "gpu",
+     .type = CF_PRESET,
+     .need = CF_DERIVED,
+     .def_text = "the cluster's `gpu`",
+     AT(sax_site_t, gpu),
+     .sub = &cf_gpu_section,
+     .help = "this site's GPU type: a preset name, an object with `preset`, or an object whose keys override "
+             "the cluster's GPU"},
+};
+const cf_section_t cf_site_section = {"cluster.sites[]",
+                                      "Sites (buildings or regions); ranks fill them in the order given.",
+                                      site_fields, COUNT(site_fields)};
+
+static const cf_field_t link_fields[] = {
+    {.key = "between",
+     .type = CF_SITE_PAIR,
+     .need = CF_REQUIRED,
+     AT(sax_site_link_t, a),
+     .help = "the two sites this link joins (one link per pair; a missing pair has no direct link)"},
+    QTY_F(sax_site_link_t, bw_Bps, "bandwidth", SAX_UNIT_BANDWIDTH, 0, true, INF, false, CF_REQUIRED, 0,
+          "aggregate capacity per direction of the links between the two sites"),
+    {.key = "latency",
+     .type = CF_QUANTITY,
+     .unit = SAX_UNIT_TIME,
+     .min = 0,
+     .max = INF,
+     .need = CF_DERIVED,
+     .def_text = "`distance` x 5 us/km",
+     AT(sax_site_link_t, latency_s),
+     .help = "one-way latency; when absent, derived from `distance` (one of the two is required)"},
+    QTY_F(
+        sax_site_link_t, distance_m, "distance", SAX_UNIT_LENGTH, 0, false, INF, false, CF_DEFAULT, 0,
+        "fibre length; gives the latency (5 us per km one way) when `latency` is absent, else informational"),
+    QTY_F(sax_site_link_t, loss, "loss", SAX_UNIT_NONE, 0, false, 1, true, CF_MODEL, 0,
+          "packet loss probability"),
+    QTY_F(sax_site_link_t, mtu_bytes, "mtu", SAX_UNIT_BYTES, 0, true, INF, false, CF_MODEL, 0,
+          "packet size for loss and window arithmetic"),
+    QTY_F(sax_site_link_t, window_bytes, "window", SAX_UNIT_BYTES, 0, true, INF, false, CF_MODEL, 0,
+          "bytes in flight one connection (queue pair or TCP flow) can keep"),
+    QTY_F(
+        sax_site_link_t, pfc_headroom_bytes, "pfc_headroom", SAX_UNIT_BYTES, 0, false, INF, false, CF_MODEL,
+        0,
+        "per-port, per-priority switch buffer for lossless RoCE; needs about 2 x port rate x one-way delay, so "
+        "2 MiB covers about 4 km at 400 Gbit/s"),
+    QTY_F(sax_site_link_t, uplink_oversubscription, "uplink_oversubscription", SAX_UNIT_NONE, 1, false, INF,
+          false, CF_MODEL, 0, "oversubscription from the building fabric into the site link"),
+};
+const cf_section_t cf_link_section = {"cluster.site_links[]", "Links between sites.", link_fields,
+                                      COUNT(link_fields)};
+
+static const cf_field_t cluster_fields[] = {
+    {.key = "gpu",
+     .type = CF_PRESET,
+     .need = CF_REQUIRED,
+     AT(sax_cluster_t, gpu),
+     .sub = &cf_gpu_section,
+     .help = "the GPU type of every site that does not name its own"},
+    {.key = "scale_up",
+     .type = CF_OBJECT,
+     .need = CF_REQUIRED,
+     AT(sax_cluster_t, scale_up),
+     .sub = &cf_scale_up_section,
+     .help = "the scale-up domain"},
+    {.key = "tiers",
+     .type = CF_LIST,
+     .need = CF_DEFAULT,
+     .def_text = "`[]`",
+     .offset = offsetof(sax_cluster_t, tiers),
+     .size = sizeof(sax_tier_t),
+     .sub = &cf_tier_section,
+     .help = "network tiers inside a site, innermost first"},
+    {.key = "sites",
+     .type = CF_LIST,
+     .need = CF_REQUIRED,
+     .offset = offsetof(sax_cluster_t, sites),
+     .size = sizeof(sax_site_t),
+     .sub = &cf_site_section,
+     .help = "the sites, at least one"},
+    {.key = "site_links",
+     .type = CF_LIST,
+     .need = CF_DEFAULT,
+     .def_text = "`[]`",
+     .offset = offsetof(sax_cluster_t, links),
+     .size = sizeof(sax_site_link_t),
+     .sub = &cf_link_section,
+     .help = "links between pairs of sites"},
+};
+const cf_section_t cf_cluster_section = {"cluster", "The hardware.", cluster_fields, COUNT(cluster_fields)};
+
+/* ---- parallelism and network (one candidate) --------------------------------------------------- */
+
+static const cf_field_t parallelism_fields[] = {
+    INT_F(sax_candidate_t, tp, "tp", 1, CF_DEFAULT, 1, "tensor-parallel degree"),
+    INT_F(sax_candidate_t, pp, "pp", 1, CF_DEFAULT, 1, "pipeline-parallel degree (physical stages)"),
+    {.key = "dp",
+     .type = CF_DEGREE,
+     .need = CF_DEFAULT,
+     .def = 0,
+     AT(sax_candidate_t, dp),
+     .help = "data-parallel degree; `\"auto\"`: all GPUs of the sites / (tp x cp x pp), which must divide"},
+    INT_F(sax_candidate_t, cp, "cp", 1, CF_DEFAULT, 1, "context-parallel degree"),
+    INT_F(sax_candidate_t, ep, "ep", 1, CF_DEFAULT, 1, "expert-parallel degree (divides dp x cp)"),
+    INT_F(sax_candidate_t, vpp, "vpp", 1, CF_DEFAULT, 1,
+          "virtual stages per device (`interleaved` needs > 1)"),
+    INT_F(sax_candidate_t, micro_batch, "micro_batch", 1, CF_DEFAULT, 1, "sequences per micro-batch"),
+    ENUM_F(sax_candidate_t, schedule, "schedule", sax_schedule_names, SAX_SCHEDULE_COUNT, CF_DEFAULT,
+           SAX_SCHEDULE_1F1B, "pipeline schedule"),
+    ENUM_F(sax_candidate_t, recompute, "recompute", sax_recompute_names, SAX_RECOMPUTE_COUNT, CF_DEFAULT,
+           SAX_RECOMPUTE_NONE, "activation recomputation"),
+    BOOL_F(sax_candidate_t, sequence_parallel, "sequence_parallel", 0,
+           "shard norms and dropouts along the sequence across the TP group"),
+    {.key = "zero",
+     .type = CF_INT,
+     .min = 0,
+     .max = 3,
+     .need = CF_DEFAULT,
+     .def = 1,
+     AT(sax_candidate_t, zero),
+     .help = "ZeRO stage: 1 shards optimizer state, 2 also gradients, 3 (FSDP) also weights"},
+    {.key = "order",
+     .type = CF_ORDER,
+     .need = CF_DERIVED,
+     .def_text = "`[\"tp\", \"cp\", \"ep\", \"pp\", \"dp\"]` without the dimensions of degree 1",
+     AT(sax_candidate_t, order),
+     .help =
+         "parallel dimensions innermost first: consecutive ranks fill the scale-up domain, then each tier, "
+         "then the sites in order; every dimension of degree > 1 among tp, cp, pp, dp must appear"},
+    ENUM_F(sax_candidate_t, layer_split, "layer_split", sax_layer_split_names, SAX_LAYER_SPLIT_COUNT,
+           CF_DEFAULT, SAX_LAYER_SPLIT_UNIFORM,
+           "`uniform`: equal layers per stage; `balanced`: layers in proportion to each stage's GPU speed"),
+};
+const cf_section_t cf_parallelism_section = {
+    "parallelism", "How the job is split across GPUs (one candidate; `sax eval` evaluates it).",
+    parallelism_fields, COUNT(parallelism_fields)};
+
+static const cf_field_t network_fields[] = {
+    ENUM_F(sax_candidate_t, transport, "transport", sax_transport_names, SAX_TRANSPORT_COUNT, CF_DEFAULT,
+           SAX_TRANSPORT_ROCE,
+           "`roce` lossless (PFC), `roce-gbn` go-back-N, `roce-sr` selective repeat, `tcp`; for site links"),
+    INT_F(sax_candidate_t, connections, "connections", 1, CF_DEFAULT, 1,
+          "connections (queue pairs or TCP flows) per peer pair"),
+    ENUM_F(sax_candidate_t, algorithm, "algorithm", sax_algorithm_names, SAX_ALGORITHM_COUNT, CF_DEFAULT,
+           SAX_ALGORITHM_RING, "collective algorithm"),
+    ENUM_F(sax_candidate_t, compression, "compression", sax_compression_names, SAX_COMPRESSION_COUNT,
+           CF_DEFAULT, SAX_COMPRESSION_NONE, "compression of traffic that crosses site links"),
+};
+const cf_section_t cf_network_section = {"network", "Network-layer choices (part of the same candidate).",
+                                         network_fields, COUNT(network_fields)};
+
+/* ---- the top level ------------------------------------------------------------------------------ */
+
+static const cf_field_t root_fields[] = {
+    {.key = "model",
+     .type = CF_PRESET,
+     .need = CF_REQUIRED,
+     .sub = &cf_model_section,
+     .help = "the workload: a preset name (`\"llama3-405b\"`) or an object"},
+    {.key = "training",
+     .type = CF_OBJECT,
+     .need = CF_REQUIRED,
+     .sub = &cf_training_section,
+     .help = "batch and precision"},
+    {.key = "cluster",
+     .type = CF_OBJECT,
+     .need = CF_REQUIRED,
+     .sub = &cf_cluster_section,
+     .help = "the hardware"},
+    {.key = "parallelism",
+     .type = CF_OBJECT,
+     .need = CF_DERIVED,
+     .def_text = "required unless `space` is present",
+     .sub = &cf_parallelism_section,
+     .help = "the candidate `sax eval` evaluates; fixed values for `sax sweep`"},
+    {.key = "network",
+     .type = CF_OBJECT,
+     .need = CF_DERIVED,
+     .def_text = "required unless `space` is present",
+     .sub = &cf_network_section,
+     .help = "network-layer choices of the candidate"},
+    {.key = "space",
+     .type = CF_OBJECT,
+     .need = CF_DERIVED,
+     .def_text = "none (no sweep)",
+     .help = "the design space `sax sweep` explores"},
+};
+const cf_section_t cf_root_section = {"", "A configuration file.", root_fields, COUNT(root_fields)};
