@@ -88,11 +88,14 @@ check_cmake() {
     fi
 }
 
-build() {
+build() { # PRESET [TARGET...]
     local preset=$1
-    say "configuring and building preset '$preset' in build/$preset"
+    shift
+    local targets=()
+    [[ $# -eq 0 ]] || targets=(--target "$@")
+    say "configuring and building preset '$preset' in build/$preset${*:+ (targets: $*)}"
     cmake --preset "$preset"
-    cmake --build --preset "$preset" -j "$jobs"
+    cmake --build --preset "$preset" -j "$jobs" "${targets[@]}"
 }
 
 run_tests() {
@@ -145,7 +148,7 @@ case $mode in
 example)
     install_packages
     check_cmake
-    build "$example_preset"
+    build "$example_preset" sax
     run_example
     ;;
 test)
