@@ -102,8 +102,8 @@ sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c)
             if (c->n_tiers > 0)
                 snprintf(
                     msg, sizeof msg,
-                    "expected at most %d GPUs (one unit of the outermost tier \"%s\"; add a tier to hold more), "
-                    "found %d",
+                    "expected at most %d GPUs (one unit of the outermost tier \"%s\"; add a tier to hold "
+                    "more), found %d",
                     top, c->tiers[c->n_tiers - 1].name, site->gpus);
             else
                 snprintf(msg, sizeof msg,

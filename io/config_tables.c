@@ -209,8 +209,8 @@ static const cf_field_t link_fields[] = {
     QTY_F(
         sax_site_link_t, pfc_headroom_bytes, "pfc_headroom", SAX_UNIT_BYTES, 0, false, INF, false, CF_MODEL,
         0,
-        "per-port, per-priority switch buffer for lossless RoCE; needs about 2 x port rate x one-way delay, so "
-        "2 MiB covers about 4 km at 400 Gbit/s"),
+        "per-port, per-priority switch buffer for lossless RoCE; needs about 2 x port rate x one-way delay, "
+        "so 2 MiB covers about 4 km at 400 Gbit/s"),
     QTY_F(sax_site_link_t, uplink_oversubscription, "uplink_oversubscription", SAX_UNIT_NONE, 1, false, INF,
           false, CF_MODEL, 0, "oversubscription from the building fabric into the site link"),
 };

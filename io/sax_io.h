@@ -15,12 +15,12 @@
 #include <stdio.h>
 
 /* Kinds of physical quantity a configuration value carries. X(constant, name, SI unit, example) */
-#define SAX_UNIT_KIND_LIST(X)                                                                       \
-    X(SAX_UNIT_NONE, "number", "1", "0.9")                                                         \
-    X(SAX_UNIT_BYTES, "byte count", "B", "\"80 GiB\"")                                             \
-    X(SAX_UNIT_TIME, "time", "s", "\"10 us\"")                                                     \
-    X(SAX_UNIT_BANDWIDTH, "bandwidth", "B/s", "\"400 Gbit/s\"")                                    \
-    X(SAX_UNIT_FLOPS, "compute rate", "FLOP/s", "\"989 TFLOP/s\"")                                 \
+#define SAX_UNIT_KIND_LIST(X)                                                                                \
+    X(SAX_UNIT_NONE, "number", "1", "0.9")                                                                   \
+    X(SAX_UNIT_BYTES, "byte count", "B", "\"80 GiB\"")                                                       \
+    X(SAX_UNIT_TIME, "time", "s", "\"10 us\"")                                                               \
+    X(SAX_UNIT_BANDWIDTH, "bandwidth", "B/s", "\"400 Gbit/s\"")                                              \
+    X(SAX_UNIT_FLOPS, "compute rate", "FLOP/s", "\"989 TFLOP/s\"")                                           \
     X(SAX_UNIT_LENGTH, "length", "m", "\"100 km\"")
 #define SAX_ENUM_MEMBER(name, str, si, example) name,
 typedef enum { SAX_UNIT_KIND_LIST(SAX_ENUM_MEMBER) SAX_UNIT_KIND_COUNT } sax_unit_kind_t;
@@ -50,9 +50,9 @@ bool sax_preset_model_find(const char *name, sax_model_desc_t *out);
 
 /* A loaded configuration. Owns `scenarios`, `scenario_values` and `effective_json`. */
 typedef struct {
-    char path[4096];          /* the file name used in messages */
-    sax_problem_t problem;    /* model, training and cluster (presets expanded, defaults filled, SI) */
-    bool has_candidate;       /* `parallelism` present (always true without a `space`) */
+    char path[4096];           /* the file name used in messages */
+    sax_problem_t problem;     /* model, training and cluster (presets expanded, defaults filled, SI) */
+    bool has_candidate;        /* `parallelism` present (always true without a `space`) */
     sax_candidate_t candidate; /* parallelism + network; dp "auto" resolved to GPUs / (tp*cp*pp) */
     bool has_space;
     sax_space_desc_t space;   /* every key has >= 1 value; dp 0 = "auto" */

@@ -65,8 +65,8 @@ static void test_dataset_errors(void **state)
     for (int i = 0; i < 4; i++)
         fprintf(
             f,
-            "%s{\"name\": \"c%d\", \"config\": {\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8},"
-            " \"cluster\": {\"gpu\": \"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\","
+            "%s{\"name\": \"c%d\", \"config\": {\"model\": \"llama3-8b\", \"training\": "
+            "{\"global_batch\": 8}, \"cluster\": {\"gpu\": \"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\","
             " \"latency\": \"2 us\"}, \"tiers\": [{\"name\": \"pod\", \"gpus\": 64, \"bandwidth\": \"%s\","
             " \"latency\": \"5 us\"}], \"sites\": [{\"name\": \"s\", \"gpus\": 64}]},"
             " \"parallelism\": {\"tp\": 8}, \"network\": {}}, \"measured\": {\"iteration_time_s\": 1.5}}\n",
