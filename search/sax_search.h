@@ -104,8 +104,9 @@ bool sax_search_matches_baseline(const sax_search_t *s, const sax_search_cursor_
 bool sax_search_subtree_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b);
 
 /* Candidates of scenario `scenario` that pass the cheap checks (exact; walks only the keys that
- * have checks, so it costs far less than the sweep). Pass -1 for all scenarios. */
-int64_t sax_search_count_valid(const sax_search_t *s, int scenario);
+ * have checks, so it costs far less than the sweep). Pass -1 for all scenarios. `skipped` (may be
+ * NULL) receives the number of candidates skipped for each reason. */
+int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT]);
 
 /* ---- the pruned search's admissible lower bound (search/bound.c) ---- */
 

@@ -444,8 +444,10 @@ bool sax_search_subtree_may_match_baseline(const sax_search_t *s, const sax_sear
     return true;
 }
 
-int64_t sax_search_count_valid(const sax_search_t *s, int scenario)
+int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT])
 {
+    if (skipped != NULL)
+        memset(skipped, 0, SAX_SKIP_COUNT * sizeof *skipped);
     int64_t lo = scenario < 0 ? 0 : scenario * s->scenario_size;
     int64_t hi = scenario < 0 ? s->total : lo + s->scenario_size;
     int64_t block = s->stride[DEEPEST_CHECK];
@@ -456,6 +458,8 @@ int64_t sax_search_count_valid(const sax_search_t *s, int scenario)
         int64_t next;
         if (cur.skip != SAX_SKIP_NONE) {
             next = sax_search_skip_end(s, &cur);
+            if (skipped != NULL)
+                skipped[cur.skip] += (next < hi ? next : hi) - cur.index;
         } else {
             valid += block;
             next = cur.index + block;

@@ -150,7 +150,7 @@ static void on_progress(void *ctx, int64_t done, int64_t total, int64_t done_now
             fputc('\n', stderr);
     } else {
         fprintf(stderr, "sax sweep: %lld/%lld candidates (%.1f%%), %.3g per s, ETA %s%s\n", (long long)done,
-                (long long)total, 100.0 * frac, rate, eta, final ? " (done)" : "");
+                (long long)total, 100.0 * frac, rate, eta, !final ? "" : done == total ? " (done)" : " (stopped)");
     }
     fflush(stderr);
 }
