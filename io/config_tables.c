@@ -103,6 +103,14 @@ static const cf_field_t training_fields[] = {
           CF_MODEL, 0, "fraction of the backward pass usable to hide data-parallel gradient traffic"),
     QTY_F(sax_training_t, tp_overlap, "tp_overlap", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
           "fraction of TP/CP traffic hidden behind GEMMs"),
+    BOOL_F(sax_training_t, flash_attention, "flash_attention", 1,
+           "fused (flash) attention: no score matrix in memory, the causal half skipped; false models "
+           "Megatron 2021's unfused softmax"),
+    QTY_F(
+        sax_training_t, grad_reduce_bytes, "grad_reduce_bytes", SAX_UNIT_NONE, 1, false, 4, false, CF_MODEL,
+        0,
+        "bytes per gradient element in data-parallel reductions: 4 (fp32, Megatron's default with bf16) or 2 "
+        "(bf16)"),
 };
 const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
                                           COUNT(training_fields)};

@@ -130,6 +130,10 @@ typedef struct {
     sax_precision_t precision;
     double dp_overlap_efficiency; /* fraction of the backward pass usable to hide DP traffic, 0..1 */
     double tp_overlap;            /* fraction of TP/CP traffic hidden behind GEMMs, 0..1 */
+    bool flash_attention;         /* fused attention (no score matrix in HBM); false: Megatron 2021's
+                                     unfused softmax. Config key training.flash_attention */
+    double grad_reduce_bytes;     /* bytes per gradient element reduced across DP: 4 (fp32) or 2
+                                     (bf16). Config key training.grad_reduce: "fp32" | "bf16" */
 } sax_training_t;
 
 /* ---- the hardware ------------------------------------------------------------------------- */
@@ -271,6 +275,8 @@ void sax_cluster_set_defaults(sax_cluster_t *c);
  * result->feasible false. */
 typedef struct sax_scratch sax_scratch_t;
 size_t sax_scratch_size(void);
+/* Prepares caller-allocated scratch (sax_scratch_size() bytes) before its first use. */
+void sax_scratch_init(sax_scratch_t *scratch);
 sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                             sax_result_t *r);
 
@@ -281,6 +287,7 @@ sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sa
  * so peak*time/(2mnk) = 1/eff_max + (half_ai/eff_max) * (1/AI): linear in 1/AI. */
 double sax_gemm_intensity(double m, double n, double k, sax_precision_t prec);
 double sax_gemm_efficiency(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
+double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai);
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 

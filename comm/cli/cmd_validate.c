@@ -1,19 +1,119 @@
-/* cmd_validate.c - `sax validate`: compare the model with measured training runs. Not implemented yet. */
+/* cmd_validate.c - `sax validate`: the cost model against measured training runs. */
 #include "cli.h"
+#include "cli_print.h"
+#include "sax_io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: sax validate DATASET.json [--json]\n");
+    return 2;
+}
 
 static int run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return 2;
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (argv[i][0] == '-')
+            return usage();
+        else if (path == NULL)
+            path = argv[i];
+        else
+            return usage();
+    }
+    if (path == NULL)
+        return usage();
+    sax_case_t *cases = NULL;
+    int n = 0;
+    sax_error_t err = {{0}};
+    sax_status_t st = sax_dataset_load(path, &cases, &n, &err);
+    if (st != SAX_OK) {
+        fprintf(stderr, "sax validate: %s\n", err.text);
+        return sax_status_exit_code(st);
+    }
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    if (scratch != NULL)
+        sax_scratch_init(scratch);
+    if (scratch == NULL) {
+        sax_dataset_free(cases, n);
+        fprintf(stderr, "sax validate: out of memory\n");
+        return 1;
+    }
+    double sum = 0.0, worst = 0.0;
+    int counted = 0, failed = 0;
+    if (json)
+        printf("{\"dataset\": \"%s\", \"cases\": [", path);
+    else
+        printf("%-28s %12s %12s %9s\n", "case", "measured s", "predicted s", "error %");
+    for (int i = 0; i < n; i++) {
+        sax_result_t r;
+        const sax_config_t *cfg = &cases[i].config;
+        st = sax_model_eval(&cfg->problem, &cfg->candidate, scratch, &r);
+        double err_pct = NAN;
+        if (st == SAX_OK && r.feasible) {
+            err_pct = 100.0 * (r.iteration_time_s - cases[i].measured_s) / cases[i].measured_s;
+            sum += fabs(err_pct);
+            worst = fmax(worst, fabs(err_pct));
+            counted++;
+        } else {
+            failed++;
+        }
+        if (json) {
+            printf("%s{\"name\": \"%s\", \"measured_s\": ", i ? ", " : "", cases[i].name);
+            cli_print_json_number(stdout, cases[i].measured_s);
+            printf(", \"predicted_s\": ");
+            cli_print_json_number(stdout, r.feasible ? r.iteration_time_s : NAN);
+            printf(", \"error_pct\": ");
+            cli_print_json_number(stdout, err_pct);
+            printf(", \"feasible\": %s, \"infeasible_reason\": ", r.feasible ? "true" : "false");
+            if (r.feasible)
+                printf("null}");
+            else
+                printf("\"%s\"}", sax_infeasible_names[r.reason]);
+        } else if (r.feasible) {
+            printf("%-28s %12.4f %12.4f %+9.2f\n", cases[i].name, cases[i].measured_s, r.iteration_time_s, err_pct);
+        } else {
+            printf("%-28s %12.4f %12s %9s  (%s)\n", cases[i].name, cases[i].measured_s, "infeasible", "-",
+                   sax_infeasible_names[r.reason]);
+        }
+    }
+    double mean = counted > 0 ? sum / counted : NAN;
+    if (json) {
+        printf("], \"cases_evaluated\": %d, \"cases_infeasible\": %d, \"mean_abs_error_pct\": ", counted, failed);
+        cli_print_json_number(stdout, mean);
+        printf(", \"max_abs_error_pct\": ");
+        cli_print_json_number(stdout, counted > 0 ? worst : NAN);
+        printf("}\n");
+    } else {
+        printf("\n%d cases, %d infeasible; mean absolute error %.2f %%, max %.2f %%\n", n, failed, mean, worst);
+    }
+    free(scratch);
+    sax_dataset_free(cases, n);
+    return failed > 0 ? 1 : 0;
 }
 
 const sax_command_t sax_command_validate = {
     .name = "validate",
     .synopsis = "DATASET.json [--json]",
     .summary = "compare the model with measured training runs",
-    .help = "Not implemented yet.\n",
+    .help = "usage: sax validate DATASET.json [--json]\n\n"
+            "Runs the cost model on every case of a dataset of measured training runs (the format of\n"
+            "../shared/validation/published-calibration.json: {\"cases\": [{\"name\", \"config\",\n"
+            "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
+            "iteration time and the signed error, then the mean and maximum absolute percentage error.\n\n"
+            "options:\n"
+            "  --json   one JSON object: {\"cases\": [{name, measured_s, predicted_s, error_pct, feasible,\n"
+            "           infeasible_reason}], mean_abs_error_pct, max_abs_error_pct, ...}\n\n"
+            "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"
+            "             2 the dataset is malformed (the message names the file and JSON path)\n",
     .needs_mpi = false,
-    .implemented = false,
+    .implemented = true,
     .run = run,
 };

@@ -1,0 +1,103 @@
+/* cli_print.c - candidates and results as text and as the contract's JSON objects. */
+#include "cli_print.h"
+
+#include <math.h>
+
+void cli_print_json_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.17g", x);
+    else
+        fputs("null", f);
+}
+
+void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
+{
+    fprintf(f,
+            "{\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"ep\": %d, \"vpp\": %d, \"micro_batch\": %d, "
+            "\"schedule\": \"%s\", \"recompute\": \"%s\", \"sequence_parallel\": %s, \"zero\": %d, \"order\": [",
+            c->tp, c->pp, c->dp, c->cp, c->ep, c->vpp, c->micro_batch, sax_schedule_names[c->schedule],
+            sax_recompute_names[c->recompute], c->sequence_parallel ? "true" : "false", c->zero);
+    for (int i = 0; i < c->n_order; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", sax_dim_names[c->order[i]]);
+    fprintf(f, "], \"layer_split\": \"%s\"}", sax_layer_split_names[c->layer_split]);
+}
+
+void cli_print_network_json(FILE *f, const sax_candidate_t *c)
+{
+    fprintf(f, "{\"transport\": \"%s\", \"connections\": %d, \"algorithm\": \"%s\", \"compression\": \"%s\"}",
+            sax_transport_names[c->transport], c->connections, sax_algorithm_names[c->algorithm],
+            sax_compression_names[c->compression]);
+}
+
+void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r)
+{
+    fprintf(f, "{\"feasible\": %s, \"infeasible_reason\": ", r->feasible ? "true" : "false");
+    if (r->feasible)
+        fputs("null", f);
+    else
+        fprintf(f, "\"%s\"", sax_infeasible_names[r->reason]);
+#define SAX_PRINT_METRIC(field, unit, desc)                                                             \
+    fputs(", \"" #field "\": ", f);                                                                 \
+    cli_print_json_number(f, r->field);
+    SAX_METRIC_LIST(SAX_PRINT_METRIC)
+#undef SAX_PRINT_METRIC
+    fputs(", \"breakdown_s\": {", f);
+    for (int i = 0; i < SAX_PHASE_COUNT; i++) {
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", sax_phase_names[i]);
+        cli_print_json_number(f, r->breakdown_s[i]);
+    }
+    fprintf(f, "}, \"gpus_used\": %d, \"memory_breakdown_bytes\": {\"weights\": ", r->gpus_used);
+    cli_print_json_number(f, r->mem_weights_bytes);
+    fputs(", \"gradients\": ", f);
+    cli_print_json_number(f, r->mem_grads_bytes);
+    fputs(", \"optimizer\": ", f);
+    cli_print_json_number(f, r->mem_optimizer_bytes);
+    fputs(", \"activations\": ", f);
+    cli_print_json_number(f, r->mem_activations_bytes);
+    fputs("}, \"site_link_utilisation\": [", f);
+    for (int l = 0; l < p->cluster.n_links; l++) {
+        fputs(l ? ", " : "", f);
+        cli_print_json_number(f, r->link_utilisation[l]);
+    }
+    fputs("]}", f);
+}
+
+void cli_print_candidate_line(FILE *f, const sax_candidate_t *c)
+{
+    fprintf(f, "tp=%d cp=%d ep=%d pp=%d dp=%d vpp=%d mb=%d %s recompute=%s sp=%s zero=%d order=", c->tp, c->cp,
+            c->ep, c->pp, c->dp, c->vpp, c->micro_batch, sax_schedule_names[c->schedule],
+            sax_recompute_names[c->recompute], c->sequence_parallel ? "on" : "off", c->zero);
+    for (int i = 0; i < c->n_order; i++)
+        fprintf(f, "%s%s", i ? "," : "", sax_dim_names[c->order[i]]);
+    fprintf(f, " split=%s %s x%d %s compress=%s", sax_layer_split_names[c->layer_split],
+            sax_transport_names[c->transport], c->connections, sax_algorithm_names[c->algorithm],
+            sax_compression_names[c->compression]);
+}
+
+void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *r)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    if (!r->feasible) {
+        fprintf(f, "infeasible: %s (%s)\n", sax_infeasible_names[r->reason], sax_infeasible_messages[r->reason]);
+        if (r->reason == SAX_INFEASIBLE_MEMORY)
+            fprintf(f, "  memory per GPU %.1f GiB\n", r->memory_per_gpu_bytes / gib);
+        return;
+    }
+    fprintf(f, "iteration time   %10.4f s\n", r->iteration_time_s);
+    fprintf(f, "tokens per s     %10.4g\n", r->tokens_per_s);
+    fprintf(f, "MFU              %10.1f %%\n", 100.0 * r->mfu);
+    fprintf(f, "model FLOPs      %10.4g per iteration\n", r->model_flops_per_iteration);
+    fprintf(f, "GPUs used        %10d\n", r->gpus_used);
+    fprintf(f, "memory per GPU   %10.1f GiB  (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f)\n",
+            r->memory_per_gpu_bytes / gib, r->mem_weights_bytes / gib, r->mem_grads_bytes / gib,
+            r->mem_optimizer_bytes / gib, r->mem_activations_bytes / gib);
+    fprintf(f, "cross-site bytes %10.4g per iteration\n", r->cross_site_bytes_per_iteration);
+    for (int l = 0; l < p->cluster.n_links; l++)
+        fprintf(f, "site link %-2d      %9.1f %% busy (%s-%s)\n", l, 100.0 * r->link_utilisation[l],
+                p->cluster.sites[p->cluster.links[l].a].name, p->cluster.sites[p->cluster.links[l].b].name);
+    fprintf(f, "breakdown:\n");
+    for (int i = 0; i < SAX_PHASE_COUNT; i++)
+        fprintf(f, "  %-12s %10.4f s  %5.1f %%\n", sax_phase_names[i], r->breakdown_s[i],
+                100.0 * r->breakdown_s[i] / r->iteration_time_s);
+}

@@ -1,0 +1,25 @@
+/* cli_print.h - private to the sax executable: printing candidates and results as text and JSON
+ * (the key names are the contract's, generated from the model's X-macro lists). */
+#ifndef SAX_CLI_PRINT_H
+#define SAX_CLI_PRINT_H
+
+#include "sax_model.h"
+
+#include <stdio.h>
+
+/* {"tp": 8, ..., "order": ["tp", ...]} and {"transport": "roce", ...} */
+void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c);
+void cli_print_network_json(FILE *f, const sax_candidate_t *c);
+/* The contract's `sax eval --json` object (without a trailing newline). */
+void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r);
+/* One line: "tp=8 pp=16 dp=8 ... order=tp,cp,pp,dp transport=roce ..." */
+void cli_print_candidate_line(FILE *f, const sax_candidate_t *c);
+/* A readable table of the result with its breakdown. */
+void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *r);
+/* A JSON number: finite values with 17 significant digits, null otherwise. */
+void cli_print_json_number(FILE *f, double x);
+
+/* Writes the simulated iteration of `c` as Chrome trace-event JSON; returns an exit status. */
+int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch);
+
+#endif

@@ -1,0 +1,554 @@
+/* eval.c - one candidate, end to end: feasibility, per-stage costs, the pipeline, DP
+ * synchronisation, memory, and the breakdown of the iteration (docs/cost-model.md follows this
+ * file section by section). Pure: no globals, no allocation, no I/O.
+ */
+#include "model_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+    double f, b, w;                  /* per micro-batch, one chunk: forward, input grad, weight grad */
+    double comp, tp, cp, ep, z3;     /* per micro-batch, whole stage: where f + b + w went */
+    double params;                   /* parameters held per GPU (before ZeRO sharding) */
+    double act, act_peak_layer;      /* activation bytes per micro-batch kept; one layer's working set */
+    double peak_flops;               /* of this stage's GPU */
+    const sax_gpu_t *gpu;
+    int layers;
+} stage_t;
+
+/* per GPU type: layer costs */
+typedef struct {
+    const sax_gpu_t *gpu;
+    sax_layer_cost_t dense, moe;
+    double logits_s, logits_flops, logits_act;
+} gpu_costs_t;
+
+static sax_status_t infeasible(sax_result_t *r, sax_infeasible_t why)
+{
+    r->feasible = false;
+    r->reason = why;
+    return SAX_OK;
+}
+
+static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_candidate_t *c)
+{
+    const sax_model_desc_t *m = &p->model;
+    if (m->heads % c->tp != 0 || (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0))
+        return SAX_INFEASIBLE_DIVISIBILITY;
+    if (m->seq_len % c->cp != 0 || c->dp % c->ep != 0 || (long)m->vocab % c->tp != 0)
+        return SAX_INFEASIBLE_DIVISIBILITY;
+    if (c->ep > 1 && (m->experts <= 0 || m->experts % c->ep != 0))
+        return SAX_INFEASIBLE_DIVISIBILITY;
+    long mb = (long)c->micro_batch * c->dp;
+    if (p->training.global_batch % mb != 0)
+        return SAX_INFEASIBLE_DIVISIBILITY;
+    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM && m->layers % (c->pp * c->vpp) != 0)
+        return SAX_INFEASIBLE_DIVISIBILITY;
+    if (m->layers < c->pp * c->vpp)
+        return SAX_INFEASIBLE_DIVISIBILITY;
+    long micro = p->training.global_batch / mb;
+    switch (c->schedule) {
+    case SAX_SCHEDULE_INTERLEAVED:
+        if (c->vpp < 2 || c->pp < 2 || micro % c->pp != 0)
+            return SAX_INFEASIBLE_SCHEDULE;
+        break;
+    case SAX_SCHEDULE_DUALPIPE:
+        if (c->vpp != 1 || c->pp % 2 != 0 || micro < c->pp)
+            return SAX_INFEASIBLE_SCHEDULE;
+        break;
+    default:
+        if (c->vpp != 1)
+            return SAX_INFEASIBLE_SCHEDULE;
+    }
+    return SAX_FEASIBLE;
+}
+
+/* Layers of each stage: uniform, or balanced in proportion to the stages' peak FLOP/s with the
+ * largest-remainder rounding, at least one layer per chunk. */
+static void split_layers(const sax_problem_t *p, const sax_candidate_t *c, stage_t *st)
+{
+    int pp = c->pp, total = p->model.layers;
+    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM) {
+        for (int s = 0; s < pp; s++)
+            st[s].layers = total / pp;
+        return;
+    }
+    double sum = 0.0;
+    for (int s = 0; s < pp; s++)
+        sum += st[s].peak_flops;
+    int given = 0;
+    double rem[SAX_SIM_MAX_STAGES];
+    for (int s = 0; s < pp; s++) {
+        double share = total * st[s].peak_flops / sum;
+        st[s].layers = (int)floor(share);
+        if (st[s].layers < c->vpp)
+            st[s].layers = c->vpp;
+        rem[s] = share - floor(share);
+        given += st[s].layers;
+    }
+    while (given < total) { /* hand out the rest by largest remainder, ties to the earlier stage */
+        int best = 0;
+        for (int s = 1; s < pp; s++)
+            if (rem[s] > rem[best])
+                best = s;
+        st[best].layers++;
+        rem[best] = -1.0;
+        given++;
+    }
+    while (given > total) { /* minimum chunks forced too many: take from the largest stage */
+        int big = 0;
+        for (int s = 1; s < pp; s++)
+            if (st[s].layers > st[big].layers)
+                big = s;
+        st[big].layers--;
+        given--;
+    }
+}
+
+static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_t *c, const sax_gpu_t *gpu,
+                                    gpu_costs_t *cache, int *n_cache)
+{
+    for (int i = 0; i < *n_cache; i++)
+        if (cache[i].gpu == gpu)
+            return &cache[i];
+    gpu_costs_t *g = &cache[(*n_cache)++];
+    sax_precision_t prec = p->training.precision;
+    g->gpu = gpu;
+    sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel, false,
+                   &g->dense);
+    if (p->model.experts > 0)
+        sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel, true,
+                       &g->moe);
+    else
+        g->moe = g->dense;
+    sax_logits_cost(&p->model, gpu, prec, c->tp, c->cp, c->micro_batch, &g->logits_s, &g->logits_flops,
+                    &g->logits_act);
+    return g;
+}
+
+typedef struct {
+    double tp_ar;    /* one TP all-reduce (or RS+AG pair under SP) */
+    double cp_pass;  /* one ring-attention pass of K and V */
+    double ep_a2a;   /* one all-to-all */
+    double xs_tp, xs_cp, xs_ep; /* bytes each of those moves across sites */
+} layer_comm_t;
+
+/* One layer's forward, input-gradient and weight-gradient time, and where they went. */
+static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
+                      const layer_comm_t *lcm, bool moe, double z3_ag, double z3_rs, stage_t *st)
+{
+    /* TP traffic hides behind GEMMs only when it is split into all-gather and reduce-scatter
+     * (sequence parallelism), which lets the GEMM consume chunks as they arrive (Megatron's
+     * --tp-comm-overlap requires --sequence-parallel); a plain all-reduce waits. */
+    double tpo = c->sequence_parallel ? 1.0 - p->training.tp_overlap : 1.0;
+    double fwd = lc->gemm_s + lc->attn_s + lc->elem_s;
+    double tp_f = 2.0 * lcm->tp_ar * tpo, tp_b = tp_f;
+    double cp_f = fmax(0.0, lcm->cp_pass - lc->attn_s), cp_b = fmax(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
+    double ep_f = moe ? 2.0 * lcm->ep_a2a : 0.0, ep_b = ep_f;
+    if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) { /* DualPipe hides all-to-all behind the other
+                                                          direction's compute */
+        ep_f = fmax(0.0, ep_f - fwd);
+        ep_b = fmax(0.0, ep_b - 2.0 * fwd);
+    }
+    double bwd_in = lc->gemm_s + lc->attn_bwd_s + 2.0 * lc->elem_s; /* data gradients */
+    double wgt = lc->gemm_s;                                            /* weight gradients */
+    double rc = 0.0, rc_tp = 0.0;
+    if (c->recompute == SAX_RECOMPUTE_FULL) {
+        rc = fwd;
+        rc_tp = tp_f;
+    } else if (c->recompute == SAX_RECOMPUTE_SELECTIVE && !p->training.flash_attention) {
+        rc = lc->attn_s + 0.5 * lc->elem_s; /* recompute the attention core (flash does anyway) */
+    }
+    double f = fwd + tp_f + cp_f + ep_f;
+    double b = bwd_in + rc + tp_b + rc_tp + cp_b + ep_b;
+    /* ZeRO-3/FSDP: prefetched one layer ahead, the gather hides behind the layer's compute as far
+     * as the overlap efficiency allows (communication kernels slow the GEMMs they share the GPU
+     * with); only the rest shows */
+    double eta = p->training.dp_overlap_efficiency;
+    double z3_f = c->zero == 3 ? fmax(0.0, z3_ag - eta * f) : 0.0;
+    double z3_b = c->zero == 3 ? fmax(0.0, z3_ag + z3_rs - eta * (b + wgt)) : 0.0;
+    double z3 = z3_f + z3_b;
+    st->f += f + z3_f;
+    st->b += b + z3_b;
+    st->w += wgt;
+    st->comp += fwd + bwd_in + rc + wgt;
+    st->tp += tp_f + tp_b + rc_tp;
+    st->cp += cp_f + cp_b;
+    st->ep += ep_f + ep_b;
+    st->z3 += z3;
+    st->params += lc->params;
+    double a = c->recompute == SAX_RECOMPUTE_NONE        ? lc->act_bytes
+               : c->recompute == SAX_RECOMPUTE_SELECTIVE ? lc->act_sel_bytes
+                                                         : lc->act_full_bytes;
+    st->act += a;
+    st->act_peak_layer = fmax(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
+}
+
+static bool all_equal(const double *x, int n)
+{
+    for (int i = 1; i < n; i++)
+        if (fabs(x[i] - x[0]) > 1e-12 * fabs(x[0]))
+            return false;
+    return true;
+}
+
+/* activation sets (in whole-stage units) stage s holds at the worst moment */
+static double inflight(const sax_candidate_t *c, int s, long m)
+{
+    int p = c->pp, v = c->vpp;
+    switch (c->schedule) {
+    case SAX_SCHEDULE_GPIPE: return (double)m;
+    case SAX_SCHEDULE_INTERLEAVED: {
+        long k = (long)(p - s - 1) * 2 + (long)(v - 1) * p + 1;
+        long total = m * v;
+        return (double)(k < total ? k : total) / v;
+    }
+    case SAX_SCHEDULE_DUALPIPE: return (double)(p + 1);
+    default: return (double)((p - s) < m ? (p - s) : m);
+    }
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* The pipeline's makespan and each stage's finish: closed form where it is exact (equal stages;
+ * free transfers, or GPipe), else the event simulation, memoised in `sc`. */
+static bool pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *makespan, double *finish)
+{
+    const sax_schedule_desc_t *sd = sax_schedule_get(pl->schedule);
+    int p = pl->stages;
+    bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p);
+    bool free_links = true;
+    for (int s = 0; s < p; s++)
+        free_links = free_links && pl->link_s[s] == 0.0;
+    /* ZB-H1's form fixes one placement of W; the simulation places W where it fills idle time */
+    bool exact = equal && (free_links || pl->schedule == SAX_SCHEDULE_GPIPE) && pl->schedule != SAX_SCHEDULE_ZB_H1;
+    if (exact || sd->order == NULL) {
+        *makespan = sd->closed_form(pl);
+        /* the backward wave reaches stage s that much before stage 0 */
+        for (int s = 0; s < p; s++)
+            finish[s] = *makespan - s * (pl->b_s[s] + (sd->split_w ? 0.0 : pl->w_s[s]) + pl->link_s[0]);
+        return true;
+    }
+    if (sc == NULL)
+        return false;
+    uint64_t key = 14695981039346656037ull;
+    int head[4] = {(int)pl->schedule, p, pl->chunks, pl->micro};
+    key = fnv(key, head, sizeof head);
+    key = fnv(key, pl->f_s, sizeof(double) * (size_t)p);
+    key = fnv(key, pl->b_s, sizeof(double) * (size_t)p);
+    key = fnv(key, pl->w_s, sizeof(double) * (size_t)p);
+    key = fnv(key, pl->link_s, sizeof(double) * (size_t)p);
+    key |= 1; /* never 0, the empty mark */
+    sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
+    if (slot->key == key && slot->check == ~key) {
+        sc->memo_hits++;
+        *makespan = slot->makespan_s;
+        memcpy(finish, slot->finish_s, sizeof(double) * (size_t)p);
+        return true;
+    }
+    sc->memo_misses++;
+    sax_pipeline_result_t pr;
+    if (sax_pipeline_simulate(pl, sc, &pr, NULL, 0) < 0)
+        return false;
+    *makespan = pr.makespan_s;
+    memcpy(finish, pr.finish_s, sizeof(double) * (size_t)p);
+    slot->key = key;
+    slot->check = ~key;
+    slot->makespan_s = pr.makespan_s;
+    memcpy(slot->finish_s, pr.finish_s, sizeof(double) * (size_t)p);
+    return true;
+}
+
+sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                            sax_result_t *r)
+{
+    memset(r, 0, sizeof *r);
+    if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->cp < 1 || c->ep < 1 || c->vpp < 1 || c->micro_batch < 1 ||
+        c->connections < 1 || c->zero < 0 || c->zero > 3 || p->model.layers < 1 || p->training.global_batch < 1)
+        return SAX_ERR_INPUT;
+    const sax_model_desc_t *md = &p->model;
+    const sax_cluster_t *cl = &p->cluster;
+    r->model_flops_per_iteration = sax_model_flops_per_iteration(md, p->training.global_batch);
+    r->gpus_used = c->tp * c->cp * c->pp * c->dp;
+    r->reason = SAX_FEASIBLE;
+
+    long total_gpus = 0;
+    for (int i = 0; i < cl->n_sites; i++)
+        total_gpus += cl->sites[i].gpus;
+    if (r->gpus_used > total_gpus)
+        return infeasible(r, SAX_INFEASIBLE_GPUS);
+    if (c->pp > SAX_SIM_MAX_STAGES)
+        return infeasible(r, SAX_INFEASIBLE_SIMULATION);
+    sax_infeasible_t why = check_divisibility(p, c);
+    if (why != SAX_FEASIBLE)
+        return infeasible(r, why);
+    sax_layout_t lay;
+    why = sax_layout_build(cl, c, &lay);
+    if (why != SAX_FEASIBLE)
+        return infeasible(r, why);
+
+    const int pp = c->pp, v = c->vpp;
+    const long m = p->training.global_batch / ((long)c->micro_batch * c->dp);
+    const double nic = cl->n_tiers > 0 ? cl->tiers[0].bw_Bps : cl->scale_up.bw_Bps;
+
+    /* lossless RoCE needs PFC across every site link the job's traffic uses */
+    if (c->transport == SAX_TRANSPORT_ROCE)
+        for (int d = 0; d < SAX_DIM_COUNT; d++) {
+            const sax_group_t *g = &lay.dim[d];
+            if (g->n > 1 && g->top == lay.n_levels - 1)
+                for (int l = 0; l < cl->n_links; l++)
+                    if ((g->link == l || g->link == -2) && !sax_transport_is_feasible(&cl->links[l], c->transport, nic))
+                        return infeasible(r, SAX_INFEASIBLE_LOSSLESS);
+        }
+
+    /* per-layer communication, the same on every stage */
+    layer_comm_t lcm = {0};
+    gpu_costs_t cache[SAX_MAX_SITES + 1];
+    int n_cache = 0;
+    const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
+    lcm.tp_ar = sax_collective_s(cl, c, &lay, SAX_DIM_TP, 'A', g0->dense.tp_bytes, SAX_ACT_BYTES, &lcm.xs_tp);
+    lcm.cp_pass = sax_collective_s(cl, c, &lay, SAX_DIM_CP, 'G', g0->dense.cp_bytes * c->cp, SAX_ACT_BYTES, &lcm.xs_cp);
+    if (md->experts > 0)
+        lcm.ep_a2a = sax_collective_s(cl, c, &lay, SAX_DIM_EP, 'X', g0->moe.ep_bytes, SAX_ACT_BYTES, &lcm.xs_ep);
+
+    /* stages */
+    stage_t st[SAX_SIM_MAX_STAGES];
+    sax_pipeline_t pl;
+    pl.schedule = c->schedule;
+    pl.stages = pp;
+    pl.chunks = v;
+    pl.micro = (int)m;
+    for (int s = 0; s < pp; s++) {
+        memset(&st[s], 0, sizeof st[s]);
+        int site = sax_layout_site_of_rank(cl, (long)s * lay.stride[SAX_DIM_PP]);
+        st[s].gpu = &cl->sites[site].gpu;
+        st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
+    }
+    split_layers(p, c, st);
+    int first_layer = 0;
+    double xs_z3 = 0.0;
+    for (int s = 0; s < pp; s++) {
+        const gpu_costs_t *gc = costs_for(p, c, st[s].gpu, cache, &n_cache);
+        int nl = st[s].layers;
+        int n_dense = md->experts > 0 ? md->dense_layers - first_layer : nl;
+        n_dense = n_dense < 0 ? 0 : (n_dense > nl ? nl : n_dense);
+        /* ZeRO-3: per layer, gather the weights (bf16) forward and backward, reduce-scatter the
+         * gradients (fp32), on every micro-batch */
+        double ag_d = 0.0, rs_d = 0.0, ag_m = 0.0, rs_m = 0.0;
+        const double gb = p->training.grad_reduce_bytes;
+        if (c->zero == 3) {
+            double xs = 0.0;
+            ag_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->dense.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &xs);
+            rs_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', gc->dense.params * gb, gb, &xs);
+            xs_z3 += xs * (double)n_dense * 2.0;
+            xs = 0.0;
+            if (md->experts > 0) {
+                ag_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->moe.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &xs);
+                rs_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', gc->moe.params * gb, gb, &xs);
+                xs_z3 += xs * (double)(nl - n_dense) * 2.0;
+            }
+        }
+        stage_t one = {0}, many;
+        add_layer(p, c, &gc->dense, &lcm, false, ag_d, rs_d, &one);
+        many = one;
+        st[s].f = n_dense * one.f;
+        st[s].b = n_dense * one.b;
+        st[s].w = n_dense * one.w;
+        st[s].comp = n_dense * one.comp;
+        st[s].tp = n_dense * one.tp;
+        st[s].cp = n_dense * one.cp;
+        st[s].ep = n_dense * one.ep;
+        st[s].z3 = n_dense * one.z3;
+        st[s].params = n_dense * one.params;
+        st[s].act = n_dense * one.act;
+        st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
+        if (nl > n_dense) {
+            memset(&many, 0, sizeof many);
+            add_layer(p, c, &gc->moe, &lcm, true, ag_m, rs_m, &many);
+            double k = nl - n_dense;
+            st[s].f += k * many.f;
+            st[s].b += k * many.b;
+            st[s].w += k * many.w;
+            st[s].comp += k * many.comp;
+            st[s].tp += k * many.tp;
+            st[s].cp += k * many.cp;
+            st[s].ep += k * many.ep;
+            st[s].z3 += k * many.z3;
+            st[s].params += k * many.params;
+            st[s].act += k * many.act;
+            st[s].act_peak_layer = fmax(st[s].act_peak_layer, many.act_peak_layer);
+        }
+        if (s == 0) {
+            sax_param_split_t ps;
+            sax_model_param_split(md, &ps);
+            st[s].params += ps.embedding / c->tp;
+            st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES;
+        }
+        if (s == pp - 1) {
+            sax_param_split_t ps;
+            sax_model_param_split(md, &ps);
+            st[s].params += (md->tied_embeddings ? ps.embedding : ps.output) / c->tp;
+            st[s].f += gc->logits_s;
+            st[s].b += gc->logits_s;
+            st[s].w += gc->logits_s;
+            st[s].comp += 3.0 * gc->logits_s;
+            st[s].act += gc->logits_act;
+        }
+        first_layer += nl;
+        pl.f_s[s] = st[s].f / v;
+        pl.b_s[s] = st[s].b / v;
+        pl.w_s[s] = st[s].w / v;
+    }
+
+    /* stage boundaries: activations forward, their gradients backward (Megatron's scatter/gather
+     * across the TP ranks: each sends 1/tp) */
+    double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;
+    double xs_pp = 0.0;
+    int boundaries = v > 1 ? pp : pp - 1;
+    double link_bytes[SAX_MAX_LINKS] = {0};
+    for (int s = 0; s < pp; s++) {
+        pl.link_s[s] = 0.0;
+        if (pp > 1 && s < boundaries) {
+            double xs = 0.0;
+            int link = -1;
+            pl.link_s[s] = sax_p2p_s(cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &xs, &link);
+            /* crossings per iteration: m micro-batches x 2 directions x chunks (v-1 on the wrap) */
+            double crossings = (double)m * 2.0 * (s == pp - 1 ? v - 1 : v);
+            double bytes = xs * crossings * (lay.gpus / pp);
+            xs_pp += bytes;
+            if (link >= 0)
+                link_bytes[link] += bytes;
+        }
+    }
+
+    /* the pipeline, and the same without transfer time (what the bubble alone costs) */
+    double makespan, makespan_free;
+    double finish[SAX_SIM_MAX_STAGES], finish_free[SAX_SIM_MAX_STAGES];
+    if (pp == 1) {
+        makespan = makespan_free = (double)m * (st[0].f + st[0].b + st[0].w);
+        finish[0] = makespan;
+    } else {
+        if (!pipeline_time(&pl, scratch, &makespan, finish))
+            return infeasible(r, SAX_INFEASIBLE_SIMULATION);
+        double save[SAX_SIM_MAX_STAGES];
+        memcpy(save, pl.link_s, sizeof(double) * (size_t)pp);
+        memset(pl.link_s, 0, sizeof(double) * (size_t)pp);
+        bool ok = pipeline_time(&pl, scratch, &makespan_free, finish_free);
+        memcpy(pl.link_s, save, sizeof(double) * (size_t)pp);
+        if (!ok)
+            return infeasible(r, SAX_INFEASIBLE_SIMULATION);
+    }
+
+    /* DP synchronisation after each stage's last backward, and the optimizer step */
+    double shard = (double)c->dp * c->cp;
+    double end[SAX_SIM_MAX_STAGES], opt[SAX_SIM_MAX_STAGES];
+    double xs_dp = 0.0;
+    const double eff = p->training.dp_overlap_efficiency;
+    int crit = 0;
+    double t_iter = 0.0;
+    const double gb = p->training.grad_reduce_bytes;
+    for (int s = 0; s < pp; s++) {
+        double grads = st[s].params * gb, weights = st[s].params * SAX_ACT_BYTES;
+        double xs = 0.0, exposed = 0.0;
+        if (c->zero == 0) {
+            double t = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'A', grads, gb, &xs);
+            exposed = fmax(0.0, t - eff * (pl.b_s[s] + pl.w_s[s]));
+        } else if (c->zero <= 2) {
+            double trs = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', grads, gb, &xs);
+            double tag = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', weights, SAX_ACT_BYTES, &xs);
+            exposed = fmax(0.0, trs - eff * (pl.b_s[s] + pl.w_s[s])) + fmax(0.0, tag - eff * pl.f_s[s]);
+        }
+        if (s == 0)
+            xs_dp = xs * pp; /* every stage's DP groups do the same */
+        /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
+        double opt_params = c->zero >= 1 ? st[s].params / shard : st[s].params;
+        opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
+        end[s] = finish[s] + exposed;
+        if (end[s] + opt[s] > t_iter) {
+            t_iter = end[s] + opt[s];
+            crit = s;
+        }
+    }
+    xs_dp += xs_z3 * (double)m;
+
+    /* memory of the fullest GPU */
+    double mem_max = 0.0;
+    for (int s = 0; s < pp; s++) {
+        double prm = st[s].params * (c->schedule == SAX_SCHEDULE_DUALPIPE ? 2.0 : 1.0);
+        double w = prm * SAX_ACT_BYTES, gr = prm * gb, op = prm * 12.0;
+        if (c->zero >= 1)
+            op /= shard;
+        if (c->zero >= 2)
+            gr /= shard;
+        if (c->zero >= 3)
+            w = w / shard + 2.0 * w / (st[s].layers > 0 ? st[s].layers : 1); /* + two gathered layers */
+        double act = st[s].act * inflight(c, s, m) + st[s].act_peak_layer;
+        double total = w + gr + op + act + st[s].gpu->reserved_bytes;
+        if (total > mem_max) {
+            mem_max = total;
+            r->mem_weights_bytes = w;
+            r->mem_grads_bytes = gr;
+            r->mem_optimizer_bytes = op;
+            r->mem_activations_bytes = act;
+        }
+        if (total > st[s].gpu->hbm_bytes) {
+            r->memory_per_gpu_bytes = total;
+            return infeasible(r, SAX_INFEASIBLE_MEMORY);
+        }
+    }
+    r->memory_per_gpu_bytes = mem_max;
+
+    /* breakdown on the stage that ends the iteration */
+    const stage_t *cs = &st[crit];
+    double busy = (double)m * (cs->f + cs->b + cs->w);
+    double idle = fmax(0.0, finish[crit] - busy);
+    double exposed_pp = fmin(idle, fmax(0.0, makespan - makespan_free));
+    r->breakdown_s[SAX_PHASE_COMPUTE] = (double)m * cs->comp + opt[crit];
+    r->breakdown_s[SAX_PHASE_TP] = (double)m * cs->tp;
+    r->breakdown_s[SAX_PHASE_CP] = (double)m * cs->cp;
+    r->breakdown_s[SAX_PHASE_EP] = (double)m * cs->ep;
+    r->breakdown_s[SAX_PHASE_PP] = exposed_pp;
+    r->breakdown_s[SAX_PHASE_BUBBLE] = idle - exposed_pp;
+    r->breakdown_s[SAX_PHASE_DP] = (double)m * cs->z3 + (end[crit] - finish[crit]);
+    r->iteration_time_s = t_iter;
+    r->comm_s[SAX_DIM_TP] = (double)m * cs->tp;
+    r->comm_s[SAX_DIM_CP] = (double)m * cs->cp;
+    r->comm_s[SAX_DIM_EP] = (double)m * cs->ep;
+
+    /* cross-site traffic and link utilisation */
+    int layers_total = md->layers;
+    double per_iter_layers = (double)m * layers_total / pp * (double)pp; /* every layer, every micro-batch */
+    double xs_layers = per_iter_layers * (lcm.xs_tp * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0) +
+                                          lcm.xs_cp * 3.0) / pp +
+                       (double)m * (layers_total - md->dense_layers) * 4.0 * lcm.xs_ep / pp;
+    r->cross_site_bytes_per_iteration = xs_pp + xs_dp + xs_layers;
+    for (int d = 0; d < SAX_DIM_COUNT; d++) { /* DP (and layer traffic) on the link its groups use */
+        const sax_group_t *g = &lay.dim[d];
+        if (g->n > 1 && g->link >= 0) {
+            double b = d == SAX_DIM_DP ? xs_dp : 0.0;
+            if (d == SAX_DIM_TP || d == SAX_DIM_CP || d == SAX_DIM_EP)
+                b = xs_layers;
+            link_bytes[g->link] += b;
+        }
+    }
+    for (int l = 0; l < cl->n_links; l++)
+        if (cl->links[l].bw_Bps > 0.0)
+            r->link_utilisation[l] = link_bytes[l] / 2.0 / (cl->links[l].bw_Bps * t_iter);
+
+    double peak = 0.0;
+    for (int s = 0; s < pp; s++)
+        peak += st[s].peak_flops * (double)r->gpus_used / pp;
+    r->tokens_per_s = (double)p->training.global_batch * md->seq_len / t_iter;
+    r->mfu = r->model_flops_per_iteration / (t_iter * peak);
+    r->feasible = true;
+    return SAX_OK;
+}

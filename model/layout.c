@@ -1,0 +1,174 @@
+/* layout.c - where each parallel group lands in the hierarchy (scale-up domain, tiers, sites).
+ *
+ * parallelism.order lists the dimensions innermost first; consecutive ranks fill the scale-up
+ * domain, then each tier's units, then the sites in order (contract.md). A dimension's groups are
+ * the ranks that differ only in that dimension's coordinate: `pieces` of (stride, size). For each
+ * level we count how many members of one group share a unit of that level; the outermost level
+ * whose unit does not hold the whole group is the boundary the group's traffic crosses.
+ * EP is carved out of DP (Megatron-Core's expert parallelism): the order's "ep" entry has degree ep
+ * and its "dp" entry dp/ep; dense gradients are reduced over cp x ep x dp/ep.
+ */
+#include "model_internal.h"
+
+typedef struct {
+    int n;
+    long stride[3];
+    int size[3];
+} pieces_t;
+
+int sax_layout_site_of_rank(const sax_cluster_t *cl, long rank)
+{
+    long acc = 0;
+    for (int i = 0; i < cl->n_sites; i++) {
+        acc += cl->sites[i].gpus;
+        if (rank < acc)
+            return i;
+    }
+    return cl->n_sites - 1;
+}
+
+static int find_link(const sax_cluster_t *cl, int a, int b)
+{
+    for (int i = 0; i < cl->n_links; i++)
+        if ((cl->links[i].a == a && cl->links[i].b == b) || (cl->links[i].a == b && cl->links[i].b == a))
+            return i;
+    return -1;
+}
+
+/* members of the group containing rank 0 that lie below rank `unit` */
+static int count_in_unit(const pieces_t *p, long unit)
+{
+    long c = 1;
+    for (int i = 0; i < p->n; i++) {
+        long k = (unit + p->stride[i] - 1) / p->stride[i];
+        c *= k < p->size[i] ? k : p->size[i];
+    }
+    return (int)c;
+}
+
+static long last_member(const pieces_t *p)
+{
+    long r = 0;
+    for (int i = 0; i < p->n; i++)
+        r += (long)(p->size[i] - 1) * p->stride[i];
+    return r;
+}
+
+static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *lay, const pieces_t *p,
+                                 sax_group_t *g)
+{
+    int n = 1;
+    for (int i = 0; i < p->n; i++)
+        n *= p->size[i];
+    g->n = n;
+    g->top = 0;
+    g->sites = 1;
+    g->link = -1;
+    int site_level = lay->n_levels - 1;
+    for (int l = 0; l < site_level; l++) {
+        g->count[l] = count_in_unit(p, lay->unit[l]);
+        if (g->count[l] < n)
+            g->top = l + 1;
+    }
+    g->count[site_level] = n;
+    if (g->top < site_level) {
+        g->groups_per_site = 0;
+        return SAX_FEASIBLE;
+    }
+    /* the group leaves its site: which sites, which link */
+    int first = sax_layout_site_of_rank(cl, 0), last = sax_layout_site_of_rank(cl, last_member(p));
+    if (first == last) { /* the tiers' units are larger than the site: still one site */
+        g->top = site_level - 1;
+        return SAX_FEASIBLE;
+    }
+    g->sites = last - first + 1;
+    g->count[site_level - 1] = count_in_unit(p, cl->sites[first].gpus);
+    g->groups_per_site = g->count[site_level - 1] > 0 ? cl->sites[first].gpus / g->count[site_level - 1] : 0;
+    if (g->sites == 2) {
+        g->link = find_link(cl, first, last);
+        if (g->link < 0)
+            return SAX_INFEASIBLE_NO_LINK;
+    } else {
+        g->link = -2;
+        for (int s = first; s < last; s++)
+            if (find_link(cl, s, s + 1) < 0)
+                return SAX_INFEASIBLE_NO_LINK;
+    }
+    return SAX_FEASIBLE;
+}
+
+sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay)
+{
+    int deg[SAX_DIM_COUNT] = {c->tp, c->cp, c->ep, c->pp, c->dp / c->ep};
+    long stride[SAX_DIM_COUNT];
+    bool placed[SAX_DIM_COUNT] = {false};
+    long acc = 1;
+    for (int i = 0; i < c->n_order; i++) {
+        sax_dim_t d = c->order[i];
+        stride[d] = acc;
+        acc *= deg[d];
+        placed[d] = true;
+        lay->stride[d] = stride[d];
+    }
+    for (int d = 0; d < SAX_DIM_COUNT; d++) /* dims the order leaves out go outermost */
+        if (!placed[d]) {
+            stride[d] = acc;
+            lay->stride[d] = acc;
+            acc *= deg[d];
+        }
+    lay->gpus = (int)acc;
+
+    lay->n_levels = cl->n_tiers + 2;
+    int site_gpus = cl->sites[0].gpus;
+    lay->unit[0] = cl->scale_up.size < site_gpus ? cl->scale_up.size : site_gpus;
+    for (int t = 0; t < cl->n_tiers; t++)
+        lay->unit[t + 1] = cl->tiers[t].gpus < site_gpus ? cl->tiers[t].gpus : site_gpus;
+    lay->unit[lay->n_levels - 1] = site_gpus;
+
+    for (int d = 0; d < SAX_DIM_COUNT; d++) {
+        pieces_t p = {.n = 1, .stride = {stride[d]}, .size = {deg[d]}};
+        if (d == SAX_DIM_DP) { /* replicas of the dense weights: cp x ep x dp/ep, inner to outer */
+            int order3[3] = {SAX_DIM_CP, SAX_DIM_EP, SAX_DIM_DP};
+            p.n = 0;
+            for (int i = 0; i < 3; i++)
+                if (deg[order3[i]] > 1 || i == 2) {
+                    p.stride[p.n] = stride[order3[i]];
+                    p.size[p.n] = deg[order3[i]];
+                    p.n++;
+                }
+            /* sort pieces by stride (inner first) */
+            for (int i = 1; i < p.n; i++)
+                for (int j = i; j > 0 && p.stride[j] < p.stride[j - 1]; j--) {
+                    long ts = p.stride[j];
+                    int tz = p.size[j];
+                    p.stride[j] = p.stride[j - 1];
+                    p.size[j] = p.size[j - 1];
+                    p.stride[j - 1] = ts;
+                    p.size[j - 1] = tz;
+                }
+        }
+        sax_infeasible_t why = describe(cl, lay, &p, &lay->dim[d]);
+        if (why != SAX_FEASIBLE)
+            return why;
+    }
+    if (lay->dim[SAX_DIM_TP].top > 0)
+        return SAX_INFEASIBLE_TP_DOMAIN;
+    return SAX_FEASIBLE;
+}
+
+int sax_layout_stage_level(const sax_cluster_t *cl, const sax_layout_t *lay, int s, int *link)
+{
+    long st = lay->stride[SAX_DIM_PP], pp = lay->dim[SAX_DIM_PP].n;
+    long r0 = (long)s * st, r1 = ((long)(s + 1) % pp) * st;
+    *link = -1;
+    int site_level = lay->n_levels - 1;
+    int a = sax_layout_site_of_rank(cl, r0), b = sax_layout_site_of_rank(cl, r1);
+    if (a != b) {
+        *link = find_link(cl, a, b);
+        return site_level;
+    }
+    for (int l = 0; l < site_level; l++)
+        if (r0 / lay->unit[l] == r1 / lay->unit[l])
+            return l;
+    return site_level - 1;
+}

@@ -1,0 +1,283 @@
+/* schedule.c - pipeline schedules: an event simulation per stage and micro-batch, and closed forms.
+ *
+ * Each stage runs its events (F forward, B input gradient, W weight gradient; one event per
+ * micro-batch and model chunk) in the order its schedule fixes; an event starts when its stage is
+ * free and its input has arrived: F after the previous virtual stage's F plus the transfer over the
+ * boundary, B after the next virtual stage's B plus the transfer back (the last virtual stage's B
+ * after its own F), W after its own B. Transfers over each boundary take link_s[s], so one slow
+ * cross-site boundary among fast ones costs exactly what it costs (domain.md "Pipelines";
+ * CrossPipe arXiv 2507.00217 argues the same). No allocation: all state is in sax_scratch_t.
+ *
+ * Orders: GPipe (Huang et al. 2019) all forwards then all backwards; 1F1B (Narayanan et al. 2019,
+ * PipeDream-Flush); interleaved 1F1B (Narayanan et al. 2021, section 2.2.2) with v chunks per stage;
+ * ZB-H1 (Qi et al. 2023, arXiv 2401.10241) = the 1F1B order of F and B whose weight gradients W
+ * are free to move: a stage runs a pending W whenever its next F or B would otherwise leave it idle
+ * for at least W's duration, and the rest at the end; DualPipe (DeepSeek-V3, arXiv 2412.19437) by
+ * its closed form (Table 2).
+ *
+ * The closed forms are exact (the simulation agrees, tests/model/test_schedule.c) for equal stages
+ * with free transfers, and GPipe's also with equal transfer delays. With delays, 1F1B and its
+ * interleaved variant stall in the steady state whenever a round trip exceeds the work in flight:
+ * eval.c then simulates.
+ */
+#include "model_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { OP_F = 0, OP_B = 1, OP_W = 2 };
+#define OP(kind, chunk, micro) ((int32_t)(((kind) << 28) | ((chunk) << 20) | (micro)))
+#define OP_KIND(op) ((op) >> 28)
+#define OP_CHUNK(op) (((op) >> 20) & 0xff)
+#define OP_MICRO(op) ((op)&0xfffff)
+
+static int push(int32_t *ops, int *n, int cap, int32_t op)
+{
+    if (*n >= cap)
+        return -1;
+    ops[(*n)++] = op;
+    return 0;
+}
+
+static int order_gpipe(const sax_pipeline_t *pl, int s, int32_t *ops, int cap)
+{
+    (void)s;
+    int n = 0;
+    for (int j = 0; j < pl->micro; j++)
+        if (push(ops, &n, cap, OP(OP_F, 0, j)))
+            return -1;
+    for (int j = 0; j < pl->micro; j++)
+        if (push(ops, &n, cap, OP(OP_B, 0, j)))
+            return -1;
+    return n;
+}
+
+static int order_1f1b(const sax_pipeline_t *pl, int s, int32_t *ops, int cap)
+{
+    int m = pl->micro, w = pl->stages - s - 1 < m ? pl->stages - s - 1 : m, n = 0;
+    for (int j = 0; j < w; j++)
+        if (push(ops, &n, cap, OP(OP_F, 0, j)))
+            return -1;
+    for (int i = 0; i < m; i++) {
+        if (w + i < m && push(ops, &n, cap, OP(OP_F, 0, w + i)))
+            return -1;
+        if (push(ops, &n, cap, OP(OP_B, 0, i)))
+            return -1;
+    }
+    return n;
+}
+
+/* Megatron's interleaved order: forward op k of a stage works on chunk (k / p) % v of micro-batch
+ * (k / (p v)) p + k % p; backward ops visit chunks in reverse. Needs m % p == 0. */
+static int32_t interleaved_op(int kind, int k, int p, int v)
+{
+    int group = k / (p * v), within = k % (p * v), chunk = within / p;
+    if (kind == OP_B)
+        chunk = v - 1 - chunk;
+    return OP(kind, chunk, group * p + within % p);
+}
+
+static int order_interleaved(const sax_pipeline_t *pl, int s, int32_t *ops, int cap)
+{
+    int p = pl->stages, v = pl->chunks, total = pl->micro * v, n = 0;
+    int warm = (p - s - 1) * 2 + (v - 1) * p;
+    if (warm > total)
+        warm = total;
+    for (int k = 0; k < warm; k++)
+        if (push(ops, &n, cap, interleaved_op(OP_F, k, p, v)))
+            return -1;
+    for (int i = 0; i < total; i++) {
+        if (warm + i < total && push(ops, &n, cap, interleaved_op(OP_F, warm + i, p, v)))
+            return -1;
+        if (push(ops, &n, cap, interleaved_op(OP_B, i, p, v)))
+            return -1;
+    }
+    return n;
+}
+
+static double max_stage(const double *x, int p)
+{
+    double v = 0.0;
+    for (int s = 0; s < p; s++)
+        v = fmax(v, x[s]);
+    return v;
+}
+
+/* Equal stages F, B, W and equal links d (the largest of each is used if they differ). */
+static double closed_1f1b(const sax_pipeline_t *pl)
+{
+    int p = pl->stages, m = pl->micro;
+    double f = max_stage(pl->f_s, p), b = max_stage(pl->b_s, p) + max_stage(pl->w_s, p);
+    double d = max_stage(pl->link_s, p - 1 > 0 ? p - 1 : 1);
+    return (m + p - 1) * (f + b) + 2.0 * (p - 1) * d;
+}
+
+static double closed_interleaved(const sax_pipeline_t *pl)
+{
+    int p = pl->stages, m = pl->micro, v = pl->chunks;
+    double f = max_stage(pl->f_s, p), b = max_stage(pl->b_s, p) + max_stage(pl->w_s, p);
+    double d = max_stage(pl->link_s, p);
+    /* bubble (p-1)/v of a whole stage's work (Narayanan et al. 2021 eq. 3) */
+    return (m * v + p - 1) * (f + b) + 2.0 * (p - 1) * d;
+}
+
+static double closed_zb_h1(const sax_pipeline_t *pl)
+{
+    int p = pl->stages, m = pl->micro;
+    double f = max_stage(pl->f_s, p), b = max_stage(pl->b_s, p), w = max_stage(pl->w_s, p);
+    double d = max_stage(pl->link_s, p - 1 > 0 ? p - 1 : 1);
+    /* DeepSeek-V3 Table 2: bubble (p-1)(F + B_full - 2W) with B_full = b + w */
+    return m * (f + b + w) + (p - 1) * (f + b - w) + 2.0 * (p - 1) * d;
+}
+
+/* DualPipe: two pipelines in opposite directions share the stages; bubble (p/2-1)(F&B + B - 3W)
+ * with F&B the overlapped forward-and-backward chunk pair, here F + B_full (DeepSeek-V3 Table 2). */
+static double closed_dualpipe(const sax_pipeline_t *pl)
+{
+    int p = pl->stages, m = pl->micro;
+    double f = max_stage(pl->f_s, p), b = max_stage(pl->b_s, p), w = max_stage(pl->w_s, p);
+    double d = max_stage(pl->link_s, p);
+    double bubble = (p / 2.0 - 1.0) * ((f + b + w) + (b + w) - 3.0 * w);
+    return m * (f + b + w) + fmax(0.0, bubble) + 2.0 * (p - 1) * d;
+}
+
+static const sax_schedule_desc_t schedules[SAX_SCHEDULE_COUNT] = {
+    {SAX_SCHEDULE_GPIPE, false, order_gpipe, closed_1f1b},
+    {SAX_SCHEDULE_1F1B, false, order_1f1b, closed_1f1b},
+    {SAX_SCHEDULE_INTERLEAVED, false, order_interleaved, closed_interleaved},
+    {SAX_SCHEDULE_ZB_H1, true, order_1f1b, closed_zb_h1},
+    {SAX_SCHEDULE_DUALPIPE, true, NULL, closed_dualpipe},
+};
+
+const sax_schedule_desc_t *sax_schedule_get(sax_schedule_t id) { return &schedules[id]; }
+
+double sax_pipeline_closed_form(const sax_pipeline_t *pl) { return schedules[pl->schedule].closed_form(pl); }
+
+size_t sax_scratch_size(void) { return sizeof(sax_scratch_t); }
+
+void sax_scratch_init(sax_scratch_t *scratch)
+{
+    for (int i = 0; i < SAX_MEMO_SLOTS; i++)
+        scratch->memo[i].key = 0;
+    scratch->memo_hits = scratch->memo_misses = 0;
+}
+
+/* When the input of `op` on stage s is there; -1 while it is not yet known. */
+static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s, int32_t op)
+{
+    int p = pl->stages, m = pl->micro, vs_count = p * pl->chunks;
+    int kind = OP_KIND(op), c = OP_CHUNK(op), j = OP_MICRO(op), vs = c * p + s;
+    if (kind == OP_F) {
+        if (vs == 0)
+            return 0.0;
+        double prev = sc->f_end[(long)(vs - 1) * m + j];
+        return prev < 0.0 ? -1.0 : prev + pl->link_s[(vs - 1) % p];
+    }
+    if (vs == vs_count - 1)
+        return sc->f_end[(long)vs * m + j];
+    double next = sc->b_end[(long)(vs + 1) * m + j];
+    return next < 0.0 ? -1.0 : next + pl->link_s[vs % p];
+}
+
+static void record(const sax_pipeline_t *pl, sax_pipeline_result_t *out, sax_event_t *events, long max_events,
+                   long *recorded, int s, int32_t op, double t0, double dur)
+{
+    (void)pl;
+    out->busy_s[s] += dur;
+    if (events != NULL && *recorded < max_events) {
+        sax_event_t *e = &events[(*recorded)++];
+        int kind = OP_KIND(op);
+        e->stage = s;
+        e->micro = OP_MICRO(op);
+        e->chunk = OP_CHUNK(op);
+        e->kind = kind == OP_F ? 'F' : kind == OP_B ? 'B' : 'W';
+        e->start_s = t0;
+        e->end_s = t0 + dur;
+    }
+}
+
+long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipeline_result_t *out,
+                           sax_event_t *events, long max_events)
+{
+    const sax_schedule_desc_t *sd = &schedules[pl->schedule];
+    int p = pl->stages, v = pl->chunks, m = pl->micro, vs_count = p * v;
+    if (sd->order == NULL || sc == NULL || p > SAX_SIM_MAX_STAGES || (long)vs_count * m > SAX_SIM_MAX_EVENTS)
+        return -1;
+    int start[SAX_SIM_MAX_STAGES + 1], ptr[SAX_SIM_MAX_STAGES], held[SAX_SIM_MAX_STAGES];
+    int w_base[SAX_SIM_MAX_STAGES], w_next[SAX_SIM_MAX_STAGES], w_done[SAX_SIM_MAX_STAGES];
+    double free_at[SAX_SIM_MAX_STAGES];
+    int n = 0;
+    for (int s = 0; s < p; s++) {
+        start[s] = n;
+        int k = sd->order(pl, s, sc->ops + n, SAX_SIM_MAX_OPS - n);
+        if (k < 0)
+            return -1;
+        n += k;
+        ptr[s] = start[s];
+        w_base[s] = s * pl->chunks * m; /* pending W events live at the far end of ops[] */
+        w_next[s] = w_done[s] = 0;
+        free_at[s] = 0.0;
+        held[s] = 0;
+        out->busy_s[s] = 0.0;
+        out->peak_inflight[s] = 0;
+    }
+    start[p] = n;
+    if (sd->split_w && n + (long)p * pl->chunks * m > SAX_SIM_MAX_OPS)
+        return -1;
+    int total = sd->split_w ? n + p * pl->chunks * m : n;
+    for (long i = 0; i < (long)vs_count * m; i++)
+        sc->f_end[i] = sc->b_end[i] = -1.0;
+
+    long done = 0, recorded = 0;
+    while (done < total) {
+        bool progress = false;
+        for (int s = 0; s < p; s++) {
+            while (ptr[s] < start[s + 1] || w_next[s] < w_done[s]) {
+                int32_t op = ptr[s] < start[s + 1] ? sc->ops[ptr[s]] : -1;
+                if (sd->split_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
+                    double ready_next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
+                    if (op < 0 || (ready_next >= 0.0 && ready_next - free_at[s] >= pl->w_s[s])) {
+                        int32_t w = sc->ops[SAX_SIM_MAX_OPS - 1 - (w_base[s] + w_next[s]++)];
+                        record(pl, out, events, max_events, &recorded, s, w, free_at[s], pl->w_s[s]);
+                        free_at[s] += pl->w_s[s];
+                        done++;
+                        progress = true;
+                        continue;
+                    }
+                }
+                if (op < 0)
+                    break;
+                int kind = OP_KIND(op), c = OP_CHUNK(op), j = OP_MICRO(op);
+                long me = (long)(c * p + s) * m + j;
+                double ready = op_ready(pl, sc, s, op);
+                if (ready < 0.0)
+                    break;
+                double dur = kind == OP_F ? pl->f_s[s] : pl->b_s[s] + (sd->split_w ? 0.0 : pl->w_s[s]);
+                double t0 = fmax(free_at[s], ready), t1 = t0 + dur;
+                if (kind == OP_F) {
+                    sc->f_end[me] = t1;
+                    if (++held[s] > out->peak_inflight[s])
+                        out->peak_inflight[s] = held[s];
+                } else {
+                    sc->b_end[me] = t1;
+                    held[s]--;
+                    if (sd->split_w) /* its weight gradient becomes pending */
+                        sc->ops[SAX_SIM_MAX_OPS - 1 - (w_base[s] + w_done[s]++)] = OP(OP_W, c, j);
+                }
+                free_at[s] = t1;
+                record(pl, out, events, max_events, &recorded, s, op, t0, dur);
+                ptr[s]++;
+                done++;
+                progress = true;
+            }
+        }
+        if (!progress)
+            return -1; /* an order that deadlocks: a bug in an order function */
+    }
+    out->makespan_s = 0.0;
+    for (int s = 0; s < p; s++) {
+        out->finish_s[s] = free_at[s];
+        out->makespan_s = fmax(out->makespan_s, free_at[s]);
+    }
+    return total;
+}

@@ -1,0 +1,196 @@
+/* workload.c - parameters, FLOPs and activation memory of decoder transformers (dense and MoE).
+ *
+ * Sources: parameter and FLOP counts follow Narayanan et al. 2021 (arXiv 2104.04473, section 5.1)
+ * generalised to GQA, SwiGLU and MoE; activation memory per layer follows Korthikanti et al. 2022
+ * (arXiv 2205.05198, section 4, eq. 1-5), generalised the same way. docs/cost-model.md derives each.
+ */
+#include "model_internal.h"
+
+static double ffn_matrices(const sax_model_desc_t *m) { return m->ffn_act == SAX_FFN_SWIGLU ? 3.0 : 2.0; }
+
+static double head_dim(const sax_model_desc_t *m)
+{
+    return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / (double)m->heads;
+}
+
+/* Width of one head's query/key (with MLA: nope + rope parts) and of its value. */
+static double qk_dim(const sax_model_desc_t *m) { return head_dim(m) + (double)m->rope_head_dim; }
+
+static bool is_mla(const sax_model_desc_t *m) { return m->kv_lora_rank > 0; }
+
+static double attention_params(const sax_model_desc_t *m)
+{
+    double h = m->hidden, a = m->heads, g = m->kv_heads, d = head_dim(m);
+    if (!is_mla(m)) /* Q, K, V projections (K and V have g heads) and the output projection */
+        return h * (a * d + 2.0 * g * d) + a * d * h;
+    /* MLA (DeepSeek-V2 arXiv 2405.04434 section 2.1): low-rank query and joint KV compression,
+     * decoupled rotary key of rope_head_dim shared by all heads. */
+    double q = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank * a * qk_dim(m) : h * a * qk_dim(m);
+    double kv = h * (m->kv_lora_rank + m->rope_head_dim) + m->kv_lora_rank * a * (d + d);
+    return q + kv + a * d * h;
+}
+
+void sax_model_param_split(const sax_model_desc_t *m, sax_param_split_t *out)
+{
+    double h = m->hidden, kf = ffn_matrices(m);
+    out->per_layer_attn = attention_params(m) + 2.0 * h; /* + two norms */
+    out->per_dense_mlp = kf * h * m->ffn_hidden;
+    out->per_moe_routed = (double)m->experts * kf * h * m->expert_ffn_hidden;
+    out->per_moe_shared = (double)m->shared_experts * kf * h * m->expert_ffn_hidden;
+    out->per_moe_router = h * m->experts;
+    out->embedding = (double)m->vocab * h;
+    out->output = m->tied_embeddings ? 0.0 : (double)m->vocab * h;
+}
+
+static int moe_layers(const sax_model_desc_t *m)
+{
+    if (m->experts <= 0)
+        return 0;
+    return m->layers > m->dense_layers ? m->layers - m->dense_layers : 0;
+}
+
+void sax_model_param_count(const sax_model_desc_t *m, sax_param_count_t *out)
+{
+    sax_param_split_t p;
+    sax_model_param_split(m, &p);
+    int nm = moe_layers(m), nd = m->layers - nm;
+    double kf = ffn_matrices(m);
+    out->per_dense_layer = p.per_layer_attn + p.per_dense_mlp;
+    out->per_moe_layer = p.per_layer_attn + p.per_moe_routed + p.per_moe_shared + p.per_moe_router;
+    out->per_moe_layer_active = p.per_layer_attn + p.per_moe_shared + p.per_moe_router +
+                                (double)m->top_k * kf * m->hidden * m->expert_ffn_hidden;
+    out->embedding = p.embedding + p.output;
+    out->total = nd * out->per_dense_layer + nm * out->per_moe_layer + out->embedding;
+    out->active = nd * out->per_dense_layer + nm * out->per_moe_layer_active + out->embedding;
+}
+
+/* Contract (contract.md, "mfu"): 6 x non-embedding active parameters per token, plus
+ * 12 x layers x hidden x seq per token for the score and value products (no causal halving;
+ * a*head_dim replaces hidden for MLA), plus the logits layer 6 x hidden x vocab per token. */
+double sax_model_flops_per_iteration(const sax_model_desc_t *m, int64_t global_batch)
+{
+    sax_param_count_t pc;
+    sax_model_param_count(m, &pc);
+    double tokens = (double)global_batch * m->seq_len;
+    double attn_width = is_mla(m) ? m->heads * 0.5 * (qk_dim(m) + head_dim(m)) : (double)m->hidden;
+    double dense = 6.0 * (pc.active - pc.embedding);
+    double attn = 12.0 * m->layers * attn_width * m->seq_len;
+    double logits = 6.0 * (double)m->hidden * m->vocab;
+    return tokens * (dense + attn + logits);
+}
+
+/* Forward time of a GEMM of m x k by k x n repeated `batch` times. */
+static double gemm(const sax_gpu_t *gpu, sax_precision_t prec, double batch, double mm, double n, double k)
+{
+    if (mm <= 0.0 || n <= 0.0 || k <= 0.0 || batch <= 0.0)
+        return 0.0;
+    return batch * sax_gemm_time_s(gpu, mm, n, k, prec);
+}
+
+void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
+                    int ep, int b, bool sp, bool moe, sax_layer_cost_t *out)
+{
+    const sax_precision_t prec = tr->precision;
+    const bool flash = tr->flash_attention;
+    const double t = tp, h = m->hidden, a = m->heads, g = m->kv_heads, s = m->seq_len;
+    const double d = head_dim(m), dqk = qk_dim(m), kf = ffn_matrices(m);
+    const double sl = s / cp;     /* local sequence under context parallelism */
+    const double tok = b * sl;    /* tokens of the micro-batch on this GPU */
+    const double heads = a / t;   /* heads on this GPU */
+    double gemm_s = 0.0, flops = 0.0;
+
+    /* attention projections */
+    if (!is_mla(m)) {
+        gemm_s += gemm(gpu, prec, 1, tok, (a * d + 2.0 * g * d) / t, h);
+        flops += 2.0 * tok * h * (a * d + 2.0 * g * d) / t;
+    } else {
+        double q = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank * a * dqk : h * a * dqk;
+        double kv = h * (m->kv_lora_rank + m->rope_head_dim) + m->kv_lora_rank * a * 2.0 * d;
+        double eq_n = (q + kv) / h / t; /* an equivalent single GEMM of the same FLOPs */
+        gemm_s += gemm(gpu, prec, 1, tok, eq_n, h);
+        flops += 2.0 * tok * (q + kv) / t;
+    }
+    gemm_s += gemm(gpu, prec, 1, tok, h, a * d / t);
+    flops += 2.0 * tok * a * d * h / t;
+
+    /* scores Q K^T and the value product, per head: (sl x dqk) x (dqk x s), (sl x s) x (s x d).
+     * Unfused (Megatron 2021): two batched GEMMs through HBM, the full square computed.
+     * Flash attention (Dao et al. 2022): one fused kernel whose operands are Q, K, V and O only,
+     * skipping the masked half of the causal square; its backward recomputes the scores (5 GEMMs
+     * against 2 forward: 2.5x). */
+    double attn_flops = 2.0 * b * heads * sl * s * (dqk + d), attn_s;
+    if (flash) {
+        double ai = 2.0 * sl * s * (dqk + d) / ((prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
+        attn_s = 0.5 * attn_flops / (sax_gpu_peak_flops(gpu, prec) * sax_gemm_efficiency_ai(gpu, ai));
+        out->attn_bwd_s = 2.5 * attn_s;
+    } else {
+        attn_s = gemm(gpu, prec, b * heads, sl, s, dqk) + gemm(gpu, prec, b * heads, sl, d, s);
+        out->attn_bwd_s = 2.0 * attn_s;
+    }
+    flops += attn_flops;
+
+    /* MLP, or routed + shared experts; `width` is the FFN width one token passes through */
+    double width, params;
+    sax_param_split_t ps;
+    sax_model_param_split(m, &ps);
+    if (!moe) {
+        double f = m->ffn_hidden;
+        width = f;
+        gemm_s += gemm(gpu, prec, 1, tok, (kf - 1.0) * f / t, h) + gemm(gpu, prec, 1, tok, h, f / t);
+        flops += 2.0 * tok * kf * h * f / t;
+        params = (ps.per_layer_attn + ps.per_dense_mlp) / t;
+        out->ep_bytes = 0.0;
+    } else {
+        double ef = m->expert_ffn_hidden, k = m->top_k, e = ep;
+        double local_experts = (double)m->experts / e;
+        /* tokens arriving at each local expert after dispatch (balanced routing): tok*k*e/experts */
+        double per_expert = tok * k * e / m->experts;
+        gemm_s += gemm(gpu, prec, local_experts, per_expert, (kf - 1.0) * ef / t, h) +
+                  gemm(gpu, prec, local_experts, per_expert, h, ef / t);
+        flops += 2.0 * tok * k * kf * h * ef / t;
+        double sh = (double)m->shared_experts * ef;
+        gemm_s += gemm(gpu, prec, 1, tok, (kf - 1.0) * sh / t, h) + gemm(gpu, prec, 1, tok, h, sh / t);
+        flops += 2.0 * tok * kf * h * sh / t;
+        gemm_s += gemm(gpu, prec, 1, tok, m->experts, h); /* router */
+        flops += 2.0 * tok * h * m->experts;
+        width = k * ef + sh;
+        params = (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * t);
+        out->ep_bytes = tok * k * h * SAX_ACT_BYTES;
+    }
+
+    /* Memory-bound kernels, forward, bytes read + written per token: two norms (8h), two residual
+     * adds (12h), two dropouts (10h), the activation function (kf * width elements) and, with the
+     * unfused softmax of Megatron's kernels, the scores (2 B in + 2 B out per head and key).
+     * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank. */
+    double rep = sp ? t : 1.0;
+    double bytes = tok * (30.0 * h / rep + SAX_ACT_BYTES * kf * width / t + (flash ? 0.0 : 4.0 * heads * s));
+    out->elem_s = bytes / (gpu->hbm_bw_Bps * gpu->mem_eff);
+
+    /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
+     * shrinks K and V), norms 4h, MLP 19h -> 3h + 2 kf width, scores 5 a s (per local query).
+     * With TP alone, 10h of it (norm inputs, the two GEMM inputs, dropout masks) stays replicated. */
+    double per_tok = (7.0 + 4.0 * g / a + 4.0 + 3.0) * h + 2.0 * kf * width;
+    double replicated = sp ? 0.0 : 10.0 * h;
+    double split = per_tok - replicated;
+    double scores = flash ? 0.0 : 5.0 * a * s; /* flash attention keeps no score matrix */
+    out->act_bytes = tok * (replicated + split / t + scores / t);
+    out->act_sel_bytes = tok * (replicated + split / t);
+    out->act_full_bytes = tok * SAX_ACT_BYTES * h / (sp ? t : 1.0);
+
+    out->gemm_s = gemm_s;
+    out->attn_s = attn_s;
+    out->flops = flops;
+    out->params = params;
+    out->tp_bytes = tok * h * SAX_ACT_BYTES;
+    out->cp_bytes = b * sl * 2.0 * (is_mla(m) ? a * (dqk + d) / 2.0 : g * d) / t * SAX_ACT_BYTES;
+}
+
+void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, sax_precision_t prec, int tp, int cp,
+                     int b, double *fwd_s, double *flops, double *act_bytes)
+{
+    double tok = (double)b * m->seq_len / cp, v = (double)m->vocab / tp;
+    *fwd_s = gemm(gpu, prec, 1, tok, v, m->hidden) +
+             tok * v * 3.0 * 4.0 / (gpu->hbm_bw_Bps * gpu->mem_eff); /* fp32 softmax + loss */
+    *flops = 2.0 * tok * v * m->hidden;
+    *act_bytes = tok * v * 4.0; /* fp32 logits kept for the loss backward */
+}

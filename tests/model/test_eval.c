@@ -1,0 +1,280 @@
+/* test_eval.c - whole-candidate invariants, feasibility reasons, and no allocation on the
+ * evaluation path (this binary wraps malloc/calloc/realloc; see CMakeLists.txt). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sax_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- allocation hook -------------------------------------------------------------------------- */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t k);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t k);
+void *__wrap_realloc(void *p, size_t n);
+static bool fail_allocations;
+static long allocations_attempted;
+void *__wrap_malloc(size_t n)
+{
+    if (fail_allocations) {
+        allocations_attempted++;
+        return NULL;
+    }
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t k)
+{
+    if (fail_allocations) {
+        allocations_attempted++;
+        return NULL;
+    }
+    return __real_calloc(n, k);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    if (fail_allocations) {
+        allocations_attempted++;
+        return NULL;
+    }
+    return __real_realloc(p, n);
+}
+
+/* ---- a two-building problem: 2 x 1024 H100, a 70B-class dense model ---------------------------- */
+static sax_problem_t problem;
+static sax_scratch_t *scratch;
+
+static void make_problem(sax_problem_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->model = (sax_model_desc_t){.name = "dense70", .layers = 80, .hidden = 8192, .ffn_hidden = 28672,
+                                  .heads = 64, .kv_heads = 8, .vocab = 128256, .seq_len = 8192,
+                                  .ffn_act = SAX_FFN_SWIGLU};
+    sax_training_set_defaults(&p->training);
+    p->training.global_batch = 512;
+    sax_cluster_t *cl = &p->cluster;
+    sax_cluster_set_defaults(cl);
+    cl->gpu = (sax_gpu_t){.name = "H100", .peak_flops_bf16 = 989e12, .peak_flops_fp8 = 1979e12, .hbm_bytes = 80e9,
+                          .hbm_bw_Bps = 3.35e12};
+    sax_gpu_set_defaults(&cl->gpu);
+    cl->scale_up = (sax_scale_up_t){.size = 8, .bw_Bps = 450e9, .latency_s = 3e-6, .efficiency = 0.8};
+    cl->n_tiers = 1;
+    cl->tiers[0] = (sax_tier_t){.name = "building", .gpus = 1024, .bw_Bps = 50e9, .latency_s = 10e-6,
+                                .oversubscription = 1.0, .efficiency = 0.9};
+    cl->n_sites = 2;
+    for (int s = 0; s < 2; s++) {
+        cl->sites[s].gpus = 1024;
+        cl->sites[s].gpu = cl->gpu;
+    }
+    strcpy(cl->sites[0].name, "A");
+    strcpy(cl->sites[1].name, "B");
+    cl->n_links = 1;
+    cl->links[0].a = 0;
+    cl->links[0].b = 1;
+    cl->links[0].bw_Bps = 1.25e12; /* 10 Tbit/s */
+    cl->links[0].latency_s = 0.5e-3;
+}
+
+static sax_candidate_t base(void)
+{
+    sax_candidate_t c = {.tp = 8, .pp = 4, .dp = 64, .cp = 1, .ep = 1, .vpp = 1, .micro_batch = 1,
+                         .schedule = SAX_SCHEDULE_1F1B, .recompute = SAX_RECOMPUTE_SELECTIVE,
+                         .sequence_parallel = true, .zero = 1, .n_order = 4,
+                         .order = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP}, .connections = 4,
+                         .transport = SAX_TRANSPORT_ROCE_SR, .algorithm = SAX_ALGORITHM_HIERARCHICAL};
+    return c;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    make_problem(&problem);
+    scratch = malloc(sax_scratch_size());
+    if (scratch == NULL)
+        return -1;
+    sax_scratch_init(scratch);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(scratch);
+    return 0;
+}
+
+static sax_result_t eval(const sax_problem_t *p, const sax_candidate_t *c)
+{
+    sax_result_t r;
+    assert_int_equal(sax_model_eval(p, c, scratch, &r), SAX_OK);
+    return r;
+}
+
+static void test_breakdown_sums_and_dp_crosses_sites(void **state)
+{
+    (void)state;
+    sax_candidate_t c = base();
+    sax_result_t r = eval(&problem, &c);
+    assert_true(r.feasible);
+    double sum = 0.0;
+    for (int i = 0; i < SAX_PHASE_COUNT; i++) {
+        assert_true(r.breakdown_s[i] >= 0.0);
+        sum += r.breakdown_s[i];
+    }
+    assert_true(fabs(sum - r.iteration_time_s) < 1e-9 * r.iteration_time_s);
+    assert_int_equal(r.gpus_used, 2048);
+    assert_true(r.cross_site_bytes_per_iteration > 0.0); /* DP spans the two buildings */
+    assert_true(r.link_utilisation[0] > 0.0);
+    /* tokens/s and MFU follow from the time by their definitions */
+    assert_true(fabs(r.tokens_per_s - 512.0 * 8192 / r.iteration_time_s) < 1e-6 * r.tokens_per_s);
+    assert_true(fabs(r.mfu - r.model_flops_per_iteration / (r.iteration_time_s * 2048 * 989e12)) < 1e-12);
+}
+
+static void test_no_site_crossing_no_cross_site_bytes(void **state)
+{
+    (void)state;
+    sax_candidate_t c = base();
+    c.dp = 32; /* 8 x 4 x 32 = 1024 GPUs: one building */
+    sax_result_t r = eval(&problem, &c);
+    assert_true(r.feasible);
+    assert_true(r.cross_site_bytes_per_iteration == 0.0);
+    assert_true(r.link_utilisation[0] == 0.0);
+}
+
+/* More bandwidth or less latency never makes a step slower, on every level. */
+static void test_monotone_in_network(void **state)
+{
+    (void)state;
+    const sax_candidate_t cands[] = {base(), base(), base()};
+    sax_candidate_t c[3];
+    memcpy(c, cands, sizeof c);
+    c[1].order[2] = SAX_DIM_DP; /* pipeline across the buildings */
+    c[1].order[3] = SAX_DIM_PP;
+    c[1].schedule = SAX_SCHEDULE_INTERLEAVED;
+    c[1].vpp = 2;
+    c[2].algorithm = SAX_ALGORITHM_RING;
+    c[2].zero = 3;
+    for (int k = 0; k < 3; k++) {
+        double prev = INFINITY;
+        for (double scale = 0.25; scale <= 8.0; scale *= 2.0) {
+            sax_problem_t p = problem;
+            p.cluster.links[0].bw_Bps *= scale;
+            p.cluster.tiers[0].bw_Bps *= scale;
+            p.cluster.scale_up.bw_Bps *= scale;
+            p.cluster.links[0].latency_s /= scale;
+            p.cluster.tiers[0].latency_s /= scale;
+            sax_result_t r = eval(&p, &c[k]);
+            assert_true(r.feasible);
+            assert_true(r.iteration_time_s <= prev * (1 + 1e-12));
+            prev = r.iteration_time_s;
+        }
+    }
+}
+
+/* More HBM never makes a feasible candidate infeasible; enough less makes it infeasible for memory. */
+static void test_memory_feasibility(void **state)
+{
+    (void)state;
+    sax_candidate_t c = base();
+    sax_result_t r = eval(&problem, &c);
+    assert_true(r.feasible);
+    sax_problem_t p = problem;
+    for (int s = 0; s < 2; s++)
+        p.cluster.sites[s].gpu.hbm_bytes = 2 * 80e9;
+    assert_true(eval(&p, &c).feasible);
+    for (int s = 0; s < 2; s++)
+        p.cluster.sites[s].gpu.hbm_bytes = 0.5 * r.memory_per_gpu_bytes;
+    sax_result_t small = eval(&p, &c);
+    assert_false(small.feasible);
+    assert_int_equal(small.reason, SAX_INFEASIBLE_MEMORY);
+}
+
+static void test_infeasibility_reasons(void **state)
+{
+    (void)state;
+    sax_candidate_t c = base();
+    c.tp = 16; /* beyond the 8-GPU scale-up domain (and 64 heads / 16 divides) */
+    c.dp = 32;
+    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_TP_DOMAIN);
+    c = base();
+    c.dp = 128; /* 4096 GPUs > 2048 */
+    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_GPUS);
+    c = base();
+    c.pp = 3; /* 80 layers / 3 */
+    c.dp = 8;
+    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_DIVISIBILITY);
+    c = base();
+    c.vpp = 2; /* vpp without interleaved */
+    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_SCHEDULE);
+    c = base();
+    c.transport = SAX_TRANSPORT_ROCE; /* 0.5 ms one way: 2 x 50 GB/s x 0.5 ms = 50 MB of PFC headroom */
+    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_LOSSLESS);
+    sax_problem_t p = problem;
+    p.cluster.n_links = 0; /* DP across buildings without a link */
+    c = base();
+    assert_int_equal(eval(&p, &c).reason, SAX_INFEASIBLE_NO_LINK);
+    c = base();
+    c.tp = 0;
+    sax_result_t r;
+    assert_int_equal(sax_model_eval(&problem, &c, scratch, &r), SAX_ERR_INPUT);
+}
+
+/* The evaluation path allocates nothing: with every allocation failing, candidates that take the
+ * closed form and candidates that need the event simulation still evaluate, to the same result. */
+static void test_no_allocation(void **state)
+{
+    (void)state;
+    sax_candidate_t c[2] = {base(), base()};
+    c[1].order[2] = SAX_DIM_DP;
+    c[1].order[3] = SAX_DIM_PP; /* a cross-site stage boundary: uneven links, simulated */
+    sax_result_t before[2], after[2];
+    for (int k = 0; k < 2; k++)
+        before[k] = eval(&problem, &c[k]);
+    sax_scratch_init(scratch);
+    fail_allocations = true;
+    allocations_attempted = 0;
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(sax_model_eval(&problem, &c[k], scratch, &after[k]), SAX_OK);
+    fail_allocations = false;
+    assert_int_equal(allocations_attempted, 0);
+    for (int k = 0; k < 2; k++) {
+        assert_true(after[k].feasible);
+        assert_true(after[k].iteration_time_s == before[k].iteration_time_s);
+    }
+}
+
+/* A slow cross-site pipeline boundary costs more than the same boundary inside a building. */
+static void test_cross_site_pipeline_costs(void **state)
+{
+    (void)state;
+    sax_candidate_t inside = base(), across = base();
+    across.order[2] = SAX_DIM_DP;
+    across.order[3] = SAX_DIM_PP;
+    sax_problem_t p = problem;
+    p.cluster.links[0].latency_s = 5e-3;
+    p.cluster.links[0].bw_Bps = 1e11;
+    sax_result_t a = eval(&p, &inside), b = eval(&p, &across);
+    assert_true(a.feasible && b.feasible);
+    assert_true(b.breakdown_s[SAX_PHASE_PP] > a.breakdown_s[SAX_PHASE_PP]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_breakdown_sums_and_dp_crosses_sites),
+        cmocka_unit_test(test_no_site_crossing_no_cross_site_bytes),
+        cmocka_unit_test(test_monotone_in_network),
+        cmocka_unit_test(test_memory_feasibility),
+        cmocka_unit_test(test_infeasibility_reasons),
+        cmocka_unit_test(test_no_allocation),
+        cmocka_unit_test(test_cross_site_pipeline_costs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

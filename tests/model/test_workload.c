@@ -1,0 +1,138 @@
+/* test_workload.c - parameter counts against public totals, FLOPs and activation memory by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "model_internal.h"
+
+#include <math.h>
+
+static void assert_within(double got, double want, double rel)
+{
+    if (fabs(got - want) > rel * fabs(want))
+        fail_msg("got %.6g, expected %.6g within %.1f%%", got, want, 100.0 * rel);
+}
+
+/* Llama 3 405B (arXiv 2407.21783, Table 3): 126 layers, model dim 16384, FFN 53248, 128 heads,
+ * 8 KV heads, vocabulary 128256, SwiGLU, untied embeddings. Public total: 405B. */
+static const sax_model_desc_t llama405 = {.name = "llama3-405b", .layers = 126, .hidden = 16384,
+                                          .ffn_hidden = 53248, .heads = 128, .kv_heads = 8, .vocab = 128256,
+                                          .seq_len = 8192, .ffn_act = SAX_FFN_SWIGLU};
+
+/* GPT-3 175B (arXiv 2005.14165, Table 2.1): 96 layers, d_model 12288, 96 heads, FFN 4 d_model,
+ * vocabulary 50257 (Megatron pads to 51200), GELU. Public total: 175B. */
+static const sax_model_desc_t gpt3 = {.name = "gpt3-175b", .layers = 96, .hidden = 12288, .ffn_hidden = 49152,
+                                      .heads = 96, .kv_heads = 96, .vocab = 51200, .seq_len = 2048,
+                                      .ffn_act = SAX_FFN_GELU, .tied_embeddings = true};
+
+/* DeepSeek-V3 (arXiv 2412.19437, section 4.2): 61 layers, hidden 7168, 128 heads, MLA with
+ * q_lora 1536, kv_lora 512, head 128 + rope 64; first 3 layers dense (FFN 18432), then 1 shared +
+ * 256 routed experts of 2048, 8 active; vocabulary 129280. Public: 671B total, 37B activated. */
+static const sax_model_desc_t dsv3 = {.name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn_hidden = 18432,
+                                      .heads = 128, .kv_heads = 128, .vocab = 129280, .seq_len = 4096,
+                                      .ffn_act = SAX_FFN_SWIGLU, .experts = 256, .top_k = 8,
+                                      .expert_ffn_hidden = 2048, .shared_experts = 1, .dense_layers = 3,
+                                      .head_dim = 128, .rope_head_dim = 64, .q_lora_rank = 1536,
+                                      .kv_lora_rank = 512};
+
+static void test_public_parameter_totals(void **state)
+{
+    (void)state;
+    sax_param_count_t pc;
+    sax_model_param_count(&llama405, &pc);
+    assert_within(pc.total, 405e9, 0.02);
+    sax_model_param_count(&gpt3, &pc);
+    assert_within(pc.total, 175e9, 0.02);
+    sax_model_param_count(&dsv3, &pc);
+    assert_within(pc.total, 671e9, 0.02);
+    assert_within(pc.active, 37e9, 0.02);
+}
+
+/* A model small enough to count by hand: 2 layers, h = 4, f = 16, 2 heads of 2, 1 KV head (GQA),
+ * vocabulary 10, GELU, untied.
+ *   attention: Q 4x4 = 16, K and V 4x2 each = 16, output 4x4 = 16 -> 48; norms 2 x 4 = 8
+ *   MLP: 2 x 4 x 16 = 128;  layer = 48 + 8 + 128 = 184;  two layers 368
+ *   embedding 10 x 4 = 40, output layer 40 -> total 448 */
+static const sax_model_desc_t tiny = {.name = "tiny", .layers = 2, .hidden = 4, .ffn_hidden = 16, .heads = 2,
+                                      .kv_heads = 1, .vocab = 10, .seq_len = 8, .ffn_act = SAX_FFN_GELU};
+
+static void test_tiny_model_by_hand(void **state)
+{
+    (void)state;
+    sax_param_count_t pc;
+    sax_model_param_count(&tiny, &pc);
+    assert_true(pc.per_dense_layer == 184.0);
+    assert_true(pc.total == 448.0);
+    /* contract.md MFU FLOPs per token: 6 x non-embedding active params (368) = 2208, plus
+     * 12 x layers x hidden x seq = 12 x 2 x 4 x 8 = 768, plus 6 x hidden x vocab = 240 -> 3216;
+     * a batch of 3 sequences of 8 tokens: 24 x 3216 = 77184 */
+    assert_true(sax_model_flops_per_iteration(&tiny, 3) == 77184.0);
+}
+
+/* Forward FLOPs of one layer on one GPU (Narayanan et al. 2021 section 5.1 generalised):
+ * b = 1, s = 8, tp = 1: QKV 2 x 8 x 4 x (4 + 2 x 2) = 512, scores + values 2 x 2 heads x 8 x 8 x
+ * (2 + 2) = 1024, output 2 x 8 x 4 x 4 = 256, MLP 2 x 8 x 2 x 4 x 16 = 2048 -> 3840. */
+static void test_layer_flops_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12, .hbm_bytes = 1e9, .hbm_bw_Bps = 1e9, .gemm_eff_max = 1.0,
+                     .gemm_eff_half_ai = 1.0, .mem_eff = 1.0};
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false,
+                         .grad_reduce_bytes = 4};
+    sax_layer_cost_t lc;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);
+    assert_true(lc.flops == 3840.0);
+    /* with tp = 2 every GEMM and the heads split in two */
+    sax_layer_cost(&tiny, &gpu, &tr, 2, 1, 1, 1, false, false, &lc);
+    assert_true(lc.flops == 1920.0);
+}
+
+/* Korthikanti et al. 2022 (arXiv 2205.05198) eq. (1)-(4), bytes per layer, MHA + GELU + f = 4h:
+ *   no parallelism           s b h (34 + 5 a s / h)
+ *   TP only                  s b h (10 + 24/t + 5 a s / (h t))
+ *   TP + SP                  s b h / t (34 + 5 a s / h)
+ *   TP + SP + selective      s b h / t x 34
+ * checked on GPT-3 175B shapes: s = 2048, b = 1, h = 12288, a = 96, t = 8. */
+static void test_korthikanti_activation_memory(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {.peak_flops_bf16 = 312e12, .hbm_bytes = 80e9, .hbm_bw_Bps = 2e12, .gemm_eff_max = 0.8,
+                     .gemm_eff_half_ai = 100, .mem_eff = 0.7};
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false,
+                         .grad_reduce_bytes = 4};
+    const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
+    sax_layer_cost_t lc;
+    sax_layer_cost(&gpt3, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);
+    assert_within(lc.act_bytes, sbh * (34 + 5 * a * s / h), 1e-12);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, false, false, &lc);
+    assert_within(lc.act_bytes, sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1e-12);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, true, false, &lc);
+    assert_within(lc.act_bytes, sbh / t * (34 + 5 * a * s / h), 1e-12);
+    assert_within(lc.act_sel_bytes, sbh / t * 34, 1e-12);
+    /* full recomputation keeps the layer input only: 2 s b h bytes, / t with SP */
+    assert_within(lc.act_full_bytes, 2 * sbh / t, 1e-12);
+}
+
+/* GEMM model (gemm.c): AI = 2mnk / (2(mk + kn + mn)); for m = n = k = 1000, AI = 1000/3 FLOP/B;
+ * with eff_max 0.9 and AI_half 1000/3, eff = 0.45 and time = 2e9 / (1e12 x 0.45). */
+static void test_gemm_efficiency_curve(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12, .gemm_eff_max = 0.9, .gemm_eff_half_ai = 1000.0 / 3.0};
+    assert_within(sax_gemm_intensity(1000, 1000, 1000, SAX_PRECISION_BF16), 1000.0 / 3.0, 1e-12);
+    assert_within(sax_gemm_efficiency(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 0.45, 1e-12);
+    assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 2e9 / 0.45e12, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_public_parameter_totals), cmocka_unit_test(test_tiny_model_by_hand),
+        cmocka_unit_test(test_layer_flops_by_hand),     cmocka_unit_test(test_korthikanti_activation_memory),
+        cmocka_unit_test(test_gemm_efficiency_curve),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
