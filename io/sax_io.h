@@ -307,6 +307,34 @@ void sax_lsq_petsc_end(bool started);
 sax_status_t sax_lsq_solve(int rows, int cols, const double *A, const double *b, const double *lower,
                            sax_lsq_result_t *res, sax_error_t *err);
 
+/* ---- nonlinear least squares with box bounds (Levenberg-Marquardt, each step a KSPLSQR solve) ---- */
+
+typedef struct {
+    const char *name; /* "training.dp_overlap_efficiency" */
+    double start, lower, upper;
+} sax_nls_param_t;
+
+/* Residuals r[0..m) at parameters x[0..k); returns SAX_OK or an error (which stops the fit). */
+typedef sax_status_t (*sax_nls_residual_fn)(void *ctx, const double *x, double *r, sax_error_t *err);
+
+typedef struct {
+    double x[SAX_LSQ_MAX_PARAMS];
+    double
+        std_error[SAX_LSQ_MAX_PARAMS]; /* sigma^2 (J^T J)^-1 over the determined, not at a bound; else NaN */
+    bool determined[SAX_LSQ_MAX_PARAMS]; /* false: the residuals do not depend on it; kept at its start */
+    bool at_bound[SAX_LSQ_MAX_PARAMS];   /* ended on (within 1e-9 of) a bound */
+    double condition;                    /* of the column-scaled Jacobian of the determined parameters */
+    double rms;                          /* sqrt(mean r^2) at the solution */
+    double start_rms;                    /* the same at the start values */
+    int iterations;
+} sax_nls_result_t;
+
+/* Minimises ||r(x)|| over lower <= x <= upper from `start` by Levenberg-Marquardt with a
+ * forward-difference Jacobian (steps kept inside the bounds) and Marquardt's diagonal scaling;
+ * every step solves [J; sqrt(lambda) D] dx = [-r; 0] with sax_lsq_solve. Needs PETSc running. */
+sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_residual_fn fn, void *ctx,
+                         sax_nls_result_t *res, sax_error_t *err);
+
 /* ---- alpha-beta per tier from nccl-tests tables ---- */
 
 /* One entry of MEASUREMENTS.json `collectives`: a parsed table and what it measured. */
