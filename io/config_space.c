@@ -221,6 +221,10 @@ static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_p
     size_t offsets[SAX_SPACE_MAX_SCENARIO_VARS];
     const cf_field_t *fields[SAX_SPACE_MAX_SCENARIO_VARS];
     for (const cJSON *m = obj->child; m != NULL; m = m->next) {
+        if (m->string == NULL) {
+            st = cf_fail(ctx, "expected an object with named keys, found an unnamed member");
+            goto out;
+        }
         size_t mark = cf_push_key(ctx, m->string);
         if (s->n_scenario_vars >= SAX_SPACE_MAX_SCENARIO_VARS) {
             st = cf_fail(ctx, "expected at most %d scenario paths, found more", SAX_SPACE_MAX_SCENARIO_VARS);
@@ -290,6 +294,8 @@ static sax_status_t parse_baselines(cf_ctx_t *ctx, const cJSON *obj, const sax_c
                        found);
     key_list(keys, sizeof keys);
     for (const cJSON *b = obj->child; b != NULL; b = b->next) {
+        if (b->string == NULL)
+            return cf_fail(ctx, "expected an object with named keys, found an unnamed member");
         size_t mark = cf_push_key(ctx, b->string);
         if (s->n_baselines >= SAX_SPACE_MAX_BASELINES)
             return cf_fail(ctx, "expected at most %d baselines, found more", SAX_SPACE_MAX_BASELINES);
@@ -303,6 +309,8 @@ static sax_status_t parse_baselines(cf_ctx_t *ctx, const cJSON *obj, const sax_c
         memset(bl, 0, sizeof *bl);
         memcpy(bl->name, b->string, len);
         for (const cJSON *m = b->child; m != NULL; m = m->next) {
+            if (m->string == NULL)
+                return cf_fail(ctx, "expected an object with named keys, found an unnamed member");
             size_t m2 = cf_push_key(ctx, m->string);
             int k = sax_name_lookup(sax_key_names, SAX_KEY_COUNT, m->string);
             if (k < 0)
@@ -348,6 +356,8 @@ sax_status_t cf_parse_space(cf_ctx_t *ctx, const cJSON *space, const cf_fixed_t 
     uint32_t in_space = 0;
     sax_status_t st;
     for (const cJSON *m = space->child; m != NULL; m = m->next) {
+        if (m->string == NULL)
+            return cf_fail(ctx, "expected an object with named keys, found an unnamed member");
         for (const cJSON *p = space->child; p != m; p = p->next)
             if (strcmp(p->string, m->string) == 0) {
                 cf_push_key(ctx, m->string);

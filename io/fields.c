@@ -384,6 +384,8 @@ sax_status_t cf_parse_object(cf_ctx_t *ctx, const cf_section_t *sec, const cJSON
         return cf_fail(ctx, "expected an object, found %s", found);
     }
     for (const cJSON *m = obj->child; m != NULL; m = m->next) {
+        if (m->string == NULL) /* only from cJSON trees built by hand, never from parsed text */
+            return cf_fail(ctx, "expected an object with named keys, found an unnamed member");
         for (const cJSON *p = obj->child; p != m; p = p->next)
             if (strcmp(p->string, m->string) == 0) {
                 size_t mark = cf_push_key(ctx, m->string);
