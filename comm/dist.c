@@ -34,18 +34,46 @@ typedef struct {
     sax_reduce_t *acc;
     sax_scratch_t *scratch;
     sax_search_cursor_t cur;
-    double bound; /* the current subtree's lower bound (pruned search), or 0 */
+    double bound[2]; /* lower bounds of the current NET and TRANSPORT blocks (pruned search), or 0 */
 } worker_t;
 
 static bool stop_requested(const sax_sweep_opts_t *o) { return o->stop != NULL && *o->stop != 0; }
 
-/* Processes [lo, hi) of the space; a range may start in the middle of a block or subtree. */
+static const int prune_pos[2] = {SAX_SEARCH_NET_POS, SAX_SEARCH_TRANSPORT_POS};
+
+/* Branch and bound at the start of a NET or TRANSPORT block: the end of the block when its bound
+ * exceeds what it would have to beat, else cur->index. */
+static int64_t try_prune(worker_t *w, int64_t lo)
+{
+    const sax_search_t *s = w->s;
+    const sax_search_cursor_t *cur = &w->cur;
+    for (int level = 0; level < 2; level++) {
+        int pos = prune_pos[level];
+        if (cur->index != lo && !sax_search_is_block_start(cur, pos))
+            continue;
+        for (int l = level; l < 2; l++)
+            w->bound[l] = 0.0;
+        /* a bound costs one evaluation per compression value (NET) or one (TRANSPORT) */
+        int64_t cost = level == 0 ? sax_search_value_count(s, SAX_KEY_COMPRESSION) : 1;
+        if (sax_search_block_size(s, pos) <= cost)
+            continue;
+        double threshold = sax_reduce_prune_threshold(w->acc, cur, pos);
+        if (threshold == INFINITY)
+            continue;
+        w->bound[level] = sax_search_lower_bound(s, cur, pos, w->scratch, &sax_reduce_counts(w->acc)->bound_evals);
+        if (fmax(w->bound[0], w->bound[1]) > threshold)
+            return sax_search_block_end(s, cur, pos);
+    }
+    return cur->index;
+}
+
+/* Processes [lo, hi) of the space; a range may start in the middle of a block. */
 static sax_status_t run_range(worker_t *w, int64_t lo, int64_t hi)
 {
     const sax_search_t *s = w->s;
     sax_search_cursor_t *cur = &w->cur;
     sax_search_seek(s, lo, cur);
-    w->bound = 0.0;
+    w->bound[0] = w->bound[1] = 0.0;
     while (cur->index < hi) {
         int64_t next;
         if (cur->skip != SAX_SKIP_NONE) {
@@ -53,29 +81,16 @@ static sax_status_t run_range(worker_t *w, int64_t lo, int64_t hi)
             if (next > hi)
                 next = hi;
             sax_reduce_add_skipped(w->acc, cur->skip, next - cur->index);
+        } else if (w->o->pruned && (next = try_prune(w, lo)) > cur->index) {
+            if (next > hi)
+                next = hi;
+            sax_reduce_add_pruned(w->acc, next - cur->index);
         } else {
-            if (w->o->pruned && (cur->index == lo || sax_search_is_subtree_start(cur))) {
-                w->bound = 0.0;
-                double threshold = sax_reduce_prune_threshold(w->acc, cur);
-                if (threshold < INFINITY) {
-                    w->bound = sax_search_lower_bound(s, cur, w->scratch, &sax_reduce_counts(w->acc)->bound_evals);
-                    if (w->bound > threshold) {
-                        next = sax_search_subtree_end(s, cur);
-                        if (next > hi)
-                            next = hi;
-                        sax_reduce_add_pruned(w->acc, next - cur->index);
-                        if (next >= hi)
-                            break;
-                        sax_search_move(s, cur, next);
-                        continue;
-                    }
-                }
-            }
             sax_result_t res;
             sax_status_t st = sax_model_eval(sax_search_problem(s, cur->scenario), &cur->candidate, w->scratch, &res);
             if (st != SAX_OK)
                 return st;
-            if (res.feasible && res.iteration_time_s < w->bound)
+            if (res.feasible && res.iteration_time_s < fmax(w->bound[0], w->bound[1]))
                 sax_reduce_counts(w->acc)->bound_violations++;
             st = sax_reduce_add(w->acc, cur, &res);
             if (st != SAX_OK)

@@ -261,11 +261,11 @@ const sax_record_t *sax_reduce_baseline_best(const sax_reduce_t *r, int scenario
     return &r->baseline[(int64_t)scenario * r->n_baselines + baseline];
 }
 
-double sax_reduce_prune_threshold(const sax_reduce_t *r, const sax_search_cursor_t *cur)
+double sax_reduce_prune_threshold(const sax_reduce_t *r, const sax_search_cursor_t *cur, int pos)
 {
     double thr = r->best[cur->scenario].result.iteration_time_s; /* infinity when none yet */
     for (int b = 0; b < r->n_baselines && thr < INFINITY; b++)
-        if (sax_search_subtree_may_match_baseline(r->s, cur, b))
+        if (sax_search_block_may_match_baseline(r->s, cur, b, pos))
             thr = fmax(thr, r->baseline[(int64_t)cur->scenario * r->n_baselines + b].result.iteration_time_s);
     return thr;
 }

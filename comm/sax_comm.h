@@ -67,10 +67,11 @@ int64_t sax_reduce_pareto(const sax_reduce_t *r, int scenario, const sax_record_
  * sax_search_value_count(s, k)). */
 const sax_record_t *sax_reduce_best_per_value(const sax_reduce_t *r, int scenario, sax_key_t k, int j);
 const sax_record_t *sax_reduce_baseline_best(const sax_reduce_t *r, int scenario, int baseline);
-/* The threshold the pruned search compares a subtree's bound with: the largest of the incumbent
- * times of the scenario and of the baselines the subtree may match (infinity when one is
- * missing). */
-double sax_reduce_prune_threshold(const sax_reduce_t *r, const sax_search_cursor_t *cur);
+/* The threshold the pruned search compares the bound of cur's block at radix position `pos` with:
+ * the largest of the incumbent times of the scenario and of the baselines the block may match
+ * (infinity while one of them has none). A block whose bound exceeds it holds neither a better
+ * best nor a better baseline best, even with ties broken by index. */
+double sax_reduce_prune_threshold(const sax_reduce_t *r, const sax_search_cursor_t *cur, int pos);
 
 /* Serial. Every record that some reduction holds, once each, sorted by index; the caller frees
  * *records. */
@@ -100,7 +101,7 @@ bool sax_ranges_next_gap(const sax_ranges_t *r, int64_t from, int64_t limit, int
 
 typedef struct {
     int64_t chunk;   /* candidates per work chunk; 0 = adaptive: todo / (ranks * 64), clamped */
-    bool pruned;     /* branch-and-bound over network subtrees (--search pruned) */
+    bool pruned;     /* branch and bound over the network blocks (--search pruned) */
     /* Set asynchronously (a signal handler) to stop: chunks in flight are finished, no new ones
      * handed out, and sax_comm_sweep returns SAX_ERR_INTERRUPTED on every rank. May be NULL. */
     volatile sig_atomic_t *stop;

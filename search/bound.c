@@ -1,17 +1,25 @@
-/* bound.c - the admissible lower bound of the pruned search (docs/sweep.md, "The pruned search").
+/* bound.c - the admissible lower bounds of the pruned search (docs/sweep.md, "The pruned search").
  *
- * A network subtree is the set of candidates that differ only in transport, connections,
- * algorithm and compression. Its bound is the model itself evaluated on an "ideal network": every
- * bandwidth unlimited, every latency and loss zero, no oversubscription. It is admissible because
- * the model's iteration time never decreases when a network gets slower (an invariant the model's
- * tests check) and, on an ideal network, transport, connection count and algorithm cost nothing;
- * compression may cost compute, so the bound is the minimum over the space's compression values. */
+ * The innermost keys form two levels of blocks: NET (algorithm, compression, transport,
+ * connections) and inside it TRANSPORT (transport, connections). A block's bound is the model
+ * itself, evaluated on a relaxed problem that is never slower than the real one for any candidate
+ * of the block:
+ * - NET: an ideal network (unlimited bandwidth, zero latency and loss, no oversubscription), where
+ *   no algorithm, transport or connection count costs anything; compression only scales bytes
+ *   but the bound is minimised over the space's compression values all the same;
+ * - TRANSPORT: the real network with ideal transports (no loss, unlimited window and PFC
+ *   headroom), where one connection of any transport carries the full line rate, so the number
+ *   of connections and the transport no longer limit a flow.
+ * Both rest on the model's invariant that a slower network never makes a step faster (tested by
+ * the model's tests and, for every candidate of the test spaces, by tests/comm/test_sweep.c). */
 #include "sax_search.h"
 
 #include <math.h>
 
 const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario);
+const sax_problem_t *sax_search_ideal_transport(const sax_search_t *s, int scenario);
 void sax_search_ideal_problem(const sax_problem_t *p, sax_problem_t *ideal);
+void sax_search_ideal_transport_problem(const sax_problem_t *p, sax_problem_t *ideal);
 
 /* Faster than any real network, finite so that bytes / bandwidth stays an ordinary number. */
 #define IDEAL_BW_BPS 1e30
@@ -42,6 +50,17 @@ void sax_search_ideal_problem(const sax_problem_t *p, sax_problem_t *ideal)
     }
 }
 
+void sax_search_ideal_transport_problem(const sax_problem_t *p, sax_problem_t *ideal)
+{
+    *ideal = *p;
+    for (int i = 0; i < ideal->cluster.n_links; i++) {
+        sax_site_link_t *l = &ideal->cluster.links[i];
+        l->loss = 0.0;
+        l->window_bytes = IDEAL_BYTES;
+        l->pfc_headroom_bytes = IDEAL_BYTES;
+    }
+}
+
 /* Model FLOPs / (GPUs x the fastest GPU's peak x its best GEMM efficiency), halved: the model may
  * count some FLOPs more cheaply than the contract's MFU formula does (causal attention at half),
  * and the factor keeps the floor below every candidate's compute time whatever that accounting. */
@@ -61,24 +80,27 @@ double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_
     return 0.5 * flops / ((double)gpus_used * best);
 }
 
-double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, sax_scratch_t *scratch,
+double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, int pos, sax_scratch_t *scratch,
                               int64_t *evals)
 {
     const sax_candidate_t *c = &cur->candidate;
     int64_t used = (int64_t)c->tp * c->cp * c->pp * c->dp;
     double floor_s = sax_search_flops_bound(s, cur->scenario, used);
-    const sax_problem_t *ideal = sax_search_ideal(s, cur->scenario);
+    bool ideal_net = pos <= SAX_SEARCH_NET_POS;
+    const sax_problem_t *relaxed =
+        ideal_net ? sax_search_ideal(s, cur->scenario) : sax_search_ideal_transport(s, cur->scenario);
     sax_candidate_t trial = *c;
     double best = INFINITY;
-    int n = sax_search_value_count(s, SAX_KEY_COMPRESSION);
+    int n = ideal_net ? sax_search_value_count(s, SAX_KEY_COMPRESSION) : 1;
     for (int j = 0; j < n; j++) {
-        sax_candidate_set(&trial, SAX_KEY_COMPRESSION, sax_search_value(s, SAX_KEY_COMPRESSION, j));
+        if (ideal_net)
+            sax_candidate_set(&trial, SAX_KEY_COMPRESSION, sax_search_value(s, SAX_KEY_COMPRESSION, j));
         sax_result_t r;
-        sax_status_t st = sax_model_eval(ideal, &trial, scratch, &r);
+        sax_status_t st = sax_model_eval(relaxed, &trial, scratch, &r);
         if (evals != NULL)
             (*evals)++;
         if (st != SAX_OK || !r.feasible) {
-            /* Infeasible on an ideal network need not mean infeasible on the real one (a reason
+            /* Infeasible on the relaxed problem need not mean infeasible on the real one (a reason
              * may depend on the network): fall back to the network-independent floor. */
             return floor_s;
         }

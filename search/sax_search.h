@@ -5,10 +5,10 @@
  * mixed-radix number whose digits are, outermost first,
  *
  *     scenario, tp, cp, pp, dp, ep, micro_batch, schedule, vpp, recompute, sequence_parallel,
- *     zero, layer_split, order, transport, connections, algorithm, compression
+ *     zero, layer_split, order, algorithm, compression, transport, connections
  *
  * so work can be handed out as index ranges, a scenario is one contiguous range, and the network
- * keys (innermost) form contiguous sub-ranges ("subtrees") that the pruned search can skip whole.
+ * keys (innermost) form contiguous blocks that the pruned search can bound and skip whole.
  * Combinations that can never be valid (divisibility, TP beyond the scale-up domain, vpp without
  * the interleaved schedule, ...) are recognised without evaluating the model, with a reason
  * (sax_skip_t), and the whole sub-range that shares the verdict is skipped at once.
@@ -48,9 +48,11 @@ extern const sax_key_t sax_search_radix_order[SAX_KEY_COUNT];
 /* One line of help per key, indexed by sax_key_t. */
 extern const char *const sax_search_key_help[SAX_KEY_COUNT];
 
-/* Keys from this radix position inward are the "network subtree" the pruned search bounds and skips
- * as a whole: transport, connections, algorithm, compression. */
-#define SAX_SEARCH_SUBTREE_POS 13
+/* Radix positions of the two levels of blocks the pruned search bounds (docs/sweep.md):
+ * NET: algorithm x compression x transport x connections (everything but the network fixed);
+ * TRANSPORT: transport x connections (everything but those two fixed). */
+#define SAX_SEARCH_NET_POS 13
+#define SAX_SEARCH_TRANSPORT_POS 15
 
 typedef struct sax_search sax_search_t;
 
@@ -91,17 +93,19 @@ void sax_search_move(const sax_search_t *s, sax_search_cursor_t *cur, int64_t in
 /* The first index after the block of candidates that share cur's skip verdict (cur->index + 1
  * when the candidate is valid). */
 int64_t sax_search_skip_end(const sax_search_t *s, const sax_search_cursor_t *cur);
-/* The first index after cur's network subtree (same keys outside transport, connections,
- * algorithm and compression). */
-int64_t sax_search_subtree_end(const sax_search_t *s, const sax_search_cursor_t *cur);
-/* Whether cur is the first candidate of its network subtree. */
-bool sax_search_is_subtree_start(const sax_search_cursor_t *cur);
+/* The first index after the block of candidates that share cur's digits before radix position
+ * `pos` (0 <= pos <= SAX_KEY_COUNT; 0: the scenario). */
+int64_t sax_search_block_end(const sax_search_t *s, const sax_search_cursor_t *cur, int pos);
+/* Candidates in one block at radix position `pos`. */
+int64_t sax_search_block_size(const sax_search_t *s, int pos);
+/* Whether cur is the first candidate of its block at radix position `pos`. */
+bool sax_search_is_block_start(const sax_search_cursor_t *cur, int pos);
 
 /* Whether cur's candidate agrees with every key that baseline `b` fixes. */
 bool sax_search_matches_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b);
-/* Whether some candidate of cur's network subtree may agree with baseline `b` (the keys outside
- * the subtree agree). */
-bool sax_search_subtree_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b);
+/* Whether some candidate of cur's block at radix position `pos` may agree with baseline `b` (the
+ * keys before `pos` agree). */
+bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b, int pos);
 
 /* Candidates of scenario `scenario` that pass the cheap checks (exact; walks only the keys that
  * have checks, so it costs far less than the sweep). Pass -1 for all scenarios. `skipped` (may be
@@ -110,12 +114,16 @@ int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skip
 
 /* ---- the pruned search's admissible lower bound (search/bound.c) ---- */
 
-/* A lower bound on the iteration time of every feasible candidate of cur's network subtree: the
- * model evaluated on an ideal network (every tier, scale-up domain and site link with unlimited
- * bandwidth, zero latency, no loss, no oversubscription), for each compression value of the space,
- * minimised; and never below model FLOPs / (GPUs used x the fastest GPU's peak x gemm_eff_max).
- * `evals` (may be NULL) is increased by the number of model evaluations spent. */
-double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, sax_scratch_t *scratch,
+/* A lower bound on the iteration time of every feasible candidate of cur's block at `pos`:
+ * - pos = SAX_SEARCH_NET_POS: the model on an ideal network (every bandwidth unlimited, every
+ *   latency and loss zero, no oversubscription), minimised over the space's compression values;
+ * - pos = SAX_SEARCH_TRANSPORT_POS: the model with cur's algorithm and compression on the real
+ *   network with ideal transports (no loss, unlimited window and PFC headroom), where neither the
+ *   transport nor the number of connections limits a flow;
+ * never below model FLOPs / (GPUs used x the fastest GPU's peak x gemm_eff_max) / 2. Admissible
+ * because the model never gets faster when a network gets slower (docs/sweep.md). `evals` (may
+ * be NULL) is increased by the number of model evaluations spent. */
+double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, int pos, sax_scratch_t *scratch,
                               int64_t *evals);
 /* The same network-independent floor alone: model FLOPs / (gpus x max peak x max gemm_eff_max). */
 double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_used);

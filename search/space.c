@@ -17,6 +17,7 @@ struct sax_search {
     int n_scenarios;
     sax_problem_t *problems;       /* n_scenarios */
     sax_problem_t *ideal;          /* n_scenarios: the same with an ideal network (search/bound.c) */
+    sax_problem_t *ideal_transport; /* n_scenarios: the same with ideal transports */
     int64_t *gpus;                 /* n_scenarios */
     int64_t scenario_size, total;
     int n_values[SAX_KEY_COUNT];    /* by radix position */
@@ -147,10 +148,10 @@ static const row_t rows[SAX_KEY_COUNT] = {
     {SAX_KEY_ZERO, 0, 3, NULL},
     {SAX_KEY_LAYER_SPLIT, 0, SAX_LAYER_SPLIT_COUNT - 1, check_layer_split},
     {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, check_order},
-    {SAX_KEY_TRANSPORT, 0, SAX_TRANSPORT_COUNT - 1, NULL},
-    {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL},
     {SAX_KEY_ALGORITHM, 0, SAX_ALGORITHM_COUNT - 1, NULL},
     {SAX_KEY_COMPRESSION, 0, SAX_COMPRESSION_COUNT - 1, NULL},
+    {SAX_KEY_TRANSPORT, 0, SAX_TRANSPORT_COUNT - 1, NULL},
+    {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL},
 };
 enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 12 /* order */ };
 
@@ -158,8 +159,8 @@ const sax_key_t sax_search_radix_order[SAX_KEY_COUNT] = {
     SAX_KEY_TP,       SAX_KEY_CP,          SAX_KEY_PP,        SAX_KEY_DP,
     SAX_KEY_EP,       SAX_KEY_MICRO_BATCH, SAX_KEY_SCHEDULE,  SAX_KEY_VPP,
     SAX_KEY_RECOMPUTE, SAX_KEY_SEQUENCE_PARALLEL, SAX_KEY_ZERO, SAX_KEY_LAYER_SPLIT,
-    SAX_KEY_ORDER,    SAX_KEY_TRANSPORT,   SAX_KEY_CONNECTIONS, SAX_KEY_ALGORITHM,
-    SAX_KEY_COMPRESSION,
+    SAX_KEY_ORDER,    SAX_KEY_ALGORITHM,   SAX_KEY_COMPRESSION, SAX_KEY_TRANSPORT,
+    SAX_KEY_CONNECTIONS,
 };
 
 const char *const sax_search_key_help[SAX_KEY_COUNT] = {
@@ -182,8 +183,9 @@ const char *const sax_search_key_help[SAX_KEY_COUNT] = {
     [SAX_KEY_COMPRESSION] = "compression of cross-site traffic",
 };
 
-/* search/bound.c builds the ideal-network twin of a problem. */
+/* search/bound.c builds the relaxed twins of a problem. */
 void sax_search_ideal_problem(const sax_problem_t *p, sax_problem_t *ideal);
+void sax_search_ideal_transport_problem(const sax_problem_t *p, sax_problem_t *ideal);
 
 sax_status_t sax_search_create(const sax_space_desc_t *desc, const sax_candidate_t *base,
                                const sax_problem_t *problems, int n_scenarios, sax_search_t **out,
@@ -201,14 +203,16 @@ sax_status_t sax_search_create(const sax_space_desc_t *desc, const sax_candidate
     s->n_scenarios = n_scenarios;
     s->problems = malloc((size_t)n_scenarios * sizeof *s->problems);
     s->ideal = malloc((size_t)n_scenarios * sizeof *s->ideal);
+    s->ideal_transport = malloc((size_t)n_scenarios * sizeof *s->ideal_transport);
     s->gpus = malloc((size_t)n_scenarios * sizeof *s->gpus);
-    if (s->problems == NULL || s->ideal == NULL || s->gpus == NULL) {
+    if (s->problems == NULL || s->ideal == NULL || s->ideal_transport == NULL || s->gpus == NULL) {
         sax_search_destroy(&s);
         return sax_error_set(err, SAX_ERR_NOMEM, "space: out of memory for %d scenarios", n_scenarios);
     }
     for (int i = 0; i < n_scenarios; i++) {
         s->problems[i] = problems[i];
         sax_search_ideal_problem(&problems[i], &s->ideal[i]);
+        sax_search_ideal_transport_problem(&problems[i], &s->ideal_transport[i]);
         int64_t g = 0;
         for (int k = 0; k < problems[i].cluster.n_sites; k++)
             g += problems[i].cluster.sites[k].gpus;
@@ -279,6 +283,7 @@ void sax_search_destroy(sax_search_t **sp)
         return;
     free((*sp)->problems);
     free((*sp)->ideal);
+    free((*sp)->ideal_transport);
     free((*sp)->gpus);
     free(*sp);
     *sp = NULL;
@@ -293,9 +298,14 @@ int sax_search_value_count(const sax_search_t *s, sax_key_t k) { return s->desc.
 int32_t sax_search_value(const sax_search_t *s, sax_key_t k, int j) { return s->desc.values[k].v[j]; }
 int64_t sax_search_gpus(const sax_search_t *s, int scenario) { return s->gpus[scenario]; }
 
-/* Private accessor for search/bound.c. */
+/* Private accessors for search/bound.c. */
 const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario);
+const sax_problem_t *sax_search_ideal_transport(const sax_search_t *s, int scenario);
 const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario) { return &s->ideal[scenario]; }
+const sax_problem_t *sax_search_ideal_transport(const sax_search_t *s, int scenario)
+{
+    return &s->ideal_transport[scenario];
+}
 
 static void set_key(const sax_search_t *s, sax_candidate_t *c, sax_key_t k, int j)
 {
@@ -395,16 +405,21 @@ int64_t sax_search_skip_end(const sax_search_t *s, const sax_search_cursor_t *cu
     return (cur->index / stride + 1) * stride;
 }
 
-int64_t sax_search_subtree_end(const sax_search_t *s, const sax_search_cursor_t *cur)
+int64_t sax_search_block_end(const sax_search_t *s, const sax_search_cursor_t *cur, int pos)
 {
-    int64_t stride = s->stride[SAX_SEARCH_SUBTREE_POS - 1];
+    int64_t stride = pos > 0 ? s->stride[pos - 1] : s->scenario_size;
     return (cur->index / stride + 1) * stride;
 }
 
-bool sax_search_is_subtree_start(const sax_search_cursor_t *cur)
+int64_t sax_search_block_size(const sax_search_t *s, int pos)
 {
-    for (int pos = SAX_SEARCH_SUBTREE_POS; pos < ROW_COUNT; pos++)
-        if (cur->digit[rows[pos].key] != 0)
+    return pos > 0 ? s->stride[pos - 1] : s->scenario_size;
+}
+
+bool sax_search_is_block_start(const sax_search_cursor_t *cur, int pos)
+{
+    for (int p = pos; p < ROW_COUNT; p++)
+        if (cur->digit[rows[p].key] != 0)
             return false;
     return true;
 }
@@ -432,11 +447,11 @@ bool sax_search_matches_baseline(const sax_search_t *s, const sax_search_cursor_
     return true;
 }
 
-bool sax_search_subtree_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int bi)
+bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int bi, int pos)
 {
     const sax_baseline_t *b = &s->desc.baselines[bi];
-    for (int pos = 0; pos < SAX_SEARCH_SUBTREE_POS; pos++) {
-        sax_key_t k = rows[pos].key;
+    for (int p = 0; p < pos; p++) {
+        sax_key_t k = rows[p].key;
         if ((b->mask >> k) & 1u)
             if (!key_matches(s, cur, b, k))
                 return false;

@@ -182,7 +182,8 @@ static void test_pruned_equals_exhaustive(void **state)
     sax_search_destroy(&s);
 }
 
-/* The bound of every network subtree is at most the time of each feasible candidate in it. */
+/* The bound of every NET and TRANSPORT block is at most the time of each feasible candidate in it,
+ * and the NET bound of a block is at most the TRANSPORT bounds inside it. */
 static void test_bound_is_admissible(void **state)
 {
     (void)state;
@@ -191,20 +192,25 @@ static void test_bound_is_admissible(void **state)
     sax_search_t *s = make_space();
     void *scratch = malloc(sax_scratch_size());
     int64_t checked = 0;
-    double bound = 0.0;
+    double net = 0.0, transport = 0.0;
     for (int64_t i = 0; i < sax_search_size(s); i++) {
         sax_search_cursor_t cur;
         sax_search_seek(s, i, &cur);
         if (cur.skip != SAX_SKIP_NONE)
             continue;
-        if (sax_search_is_subtree_start(&cur))
-            bound = sax_search_lower_bound(s, &cur, scratch, NULL);
+        if (sax_search_is_block_start(&cur, SAX_SEARCH_NET_POS))
+            net = sax_search_lower_bound(s, &cur, SAX_SEARCH_NET_POS, scratch, NULL);
+        if (sax_search_is_block_start(&cur, SAX_SEARCH_TRANSPORT_POS)) {
+            transport = sax_search_lower_bound(s, &cur, SAX_SEARCH_TRANSPORT_POS, scratch, NULL);
+            assert_true(net <= transport);
+        }
         sax_result_t res;
         assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res), SAX_OK);
         if (!res.feasible)
             continue;
-        assert_true(bound <= res.iteration_time_s);
-        assert_true(bound > 0.0);
+        assert_true(net > 0.0);
+        assert_true(net <= res.iteration_time_s);
+        assert_true(transport <= res.iteration_time_s);
         /* the FLOPs floor alone is below too */
         assert_true(sax_search_flops_bound(s, cur.scenario, res.gpus_used) <= res.iteration_time_s);
         checked++;

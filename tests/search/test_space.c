@@ -239,19 +239,25 @@ static void test_subtrees_and_baselines(void **state)
     d.baselines[0].value[SAX_KEY_CONNECTIONS] = 1;
     sax_search_t *s = make(&d, 1, (const int[]){32});
     sax_search_cursor_t cur;
-    /* the network subtree is transport x connections (4 candidates): 4..7 is order 1's */
+    /* the TRANSPORT block is transport x connections (4 candidates): 4..7 is order 1's; algorithm
+     * and compression have one value, so the NET block is the same */
     sax_search_seek(s, 4, &cur);
-    assert_true(sax_search_is_subtree_start(&cur));
-    assert_int_equal(sax_search_subtree_end(s, &cur), 8);
+    assert_true(sax_search_is_block_start(&cur, SAX_SEARCH_TRANSPORT_POS));
+    assert_true(sax_search_is_block_start(&cur, SAX_SEARCH_NET_POS));
+    assert_int_equal(sax_search_block_end(s, &cur, SAX_SEARCH_TRANSPORT_POS), 8);
+    assert_int_equal(sax_search_block_size(s, SAX_SEARCH_NET_POS), 4);
+    /* the block below vpp (position 7) is 8 long: 0..7 */
+    assert_int_equal(sax_search_block_end(s, &cur, 8), 8);
+    assert_int_equal(sax_search_block_size(s, 8), 8);
     assert_true(sax_search_matches_baseline(s, &cur, 0));          /* roce-sr, 1 connection */
-    assert_true(sax_search_subtree_may_match_baseline(s, &cur, 0));
+    assert_true(sax_search_block_may_match_baseline(s, &cur, 0, SAX_SEARCH_TRANSPORT_POS));
     sax_search_seek(s, 5, &cur); /* 4 connections */
-    assert_false(sax_search_is_subtree_start(&cur));
+    assert_false(sax_search_is_block_start(&cur, SAX_SEARCH_TRANSPORT_POS));
     assert_false(sax_search_matches_baseline(s, &cur, 0));
-    assert_true(sax_search_subtree_may_match_baseline(s, &cur, 0));
+    assert_true(sax_search_block_may_match_baseline(s, &cur, 0, SAX_SEARCH_TRANSPORT_POS));
     sax_search_seek(s, 0, &cur); /* order 0 */
     assert_false(sax_search_matches_baseline(s, &cur, 0));
-    assert_false(sax_search_subtree_may_match_baseline(s, &cur, 0));
+    assert_false(sax_search_block_may_match_baseline(s, &cur, 0, SAX_SEARCH_TRANSPORT_POS));
     sax_search_destroy(&s);
 }
 
