@@ -74,6 +74,9 @@ int sax_results_field_info(hid_t compound, const char ***units, const char ***de
 void sax_results_row_from_record(const sax_space_desc_t *space, const sax_record_t *rec, sax_row_t *row);
 void sax_results_record_from_row(const sax_space_desc_t *space, const sax_row_t *row, sax_record_t *rec);
 
+/* SI unit of a scenario variable from the last component of its path ("B/s" for ".bandwidth"). */
+const char *sax_results_scenario_unit(const char *path);
+
 /* "tp-cp-pp-dp" for order `o` of the space. */
 void sax_results_order_name(const sax_space_desc_t *space, int o, char *buf, size_t len);
 
@@ -83,5 +86,10 @@ typedef struct {
 } sax_results_column_t;
 /* Every member of sax_row_t as it is named in files; fills up to `max` entries, returns the count. */
 int sax_results_columns(sax_results_column_t *out, int max);
+
+/* Column `col` (of sax_results_columns) of a record as CSV/text: enums by name, doubles with 17
+ * significant digits. */
+void sax_results_column_format(const sax_space_desc_t *space, const sax_record_t *rec, int col, char *buf,
+                               size_t len);
 
 #endif

@@ -133,6 +133,21 @@ void sax_results_record_from_row(const sax_space_desc_t *space, const sax_row_t 
     r->feasible = row->feasible != 0;
 }
 
+/* SI unit of a scenario variable, from the last component of its configuration path. */
+const char *sax_results_scenario_unit(const char *path)
+{
+    static const struct {
+        const char *suffix, *unit;
+    } units[] = {{"bandwidth", "B/s"}, {"latency", "s"}, {"distance", "m"}, {"loss", "1"},
+                 {"gpus", "1"},        {"hbm", "B"},     {"peak_flops", "FLOP/s"}, {"oversubscription", "1"}};
+    const char *dot = strrchr(path, '.');
+    const char *last = dot ? dot + 1 : path;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(last, units[i].suffix) == 0)
+            return units[i].unit;
+    return "SI";
+}
+
 /* ---- columns ---------------------------------------------------------------------------------- */
 
 /* Descriptions of the breakdown and per-dimension columns (names are built from the lists). */
@@ -256,6 +271,52 @@ int sax_results_field_info(hid_t compound, const char ***units, const char ***de
         H5free_memory(name);
     }
     return n;
+}
+
+void sax_results_column_format(const sax_space_desc_t *space, const sax_record_t *rec, int col, char *buf,
+                               size_t len)
+{
+    col_t cols[SAX_MAX_COLUMNS];
+    int n = row_columns(cols, SAX_MAX_COLUMNS);
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (col < 0 || col >= n)
+        return;
+    sax_row_t row;
+    sax_results_row_from_record(space, rec, &row);
+    const char *at = (const char *)&row + cols[col].offset;
+    int32_t i32;
+    switch (cols[col].kind) {
+    case COL_I64: {
+        int64_t v;
+        memcpy(&v, at, sizeof v);
+        snprintf(buf, len, "%lld", (long long)v);
+        break;
+    }
+    case COL_I32:
+        memcpy(&i32, at, sizeof i32);
+        snprintf(buf, len, "%d", (int)i32);
+        break;
+    case COL_KEY:
+        sax_results_key_value_str(space, &rec->candidate, (sax_key_t)cols[col].key, buf, len);
+        break;
+    case COL_BOOL: snprintf(buf, len, "%s", row.feasible ? "true" : "false"); break;
+    case COL_REASON:
+        snprintf(buf, len, "%s", row.reason >= 0 && row.reason < SAX_INFEASIBLE_COUNT ? sax_infeasible_names[row.reason] : "?");
+        break;
+    case COL_DOUBLE: {
+        double v;
+        memcpy(&v, at, sizeof v);
+        /* the shortest of 15..17 significant digits that reads back as the same double */
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, len, "%.*g", digits, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
+        break;
+    }
+    }
 }
 
 /* ---- types ------------------------------------------------------------------------------------ */

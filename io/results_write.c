@@ -222,21 +222,6 @@ static sax_status_t write_space(writer_t *w)
     return st;
 }
 
-/* SI unit of a scenario variable, from the last component of its configuration path. */
-static const char *scenario_unit(const char *path)
-{
-    static const struct {
-        const char *suffix, *unit;
-    } units[] = {{"bandwidth", "B/s"}, {"latency", "s"}, {"distance", "m"}, {"loss", "1"},
-                 {"gpus", "1"},        {"hbm", "B"},     {"peak_flops", "FLOP/s"}, {"oversubscription", "1"}};
-    const char *dot = strrchr(path, '.');
-    const char *last = dot ? dot + 1 : path;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(last, units[i].suffix) == 0)
-            return units[i].unit;
-    return "SI";
-}
-
 static sax_status_t write_scenarios(writer_t *w)
 {
     const sax_results_t *r = w->res;
@@ -259,7 +244,7 @@ static sax_status_t write_scenarios(writer_t *w)
     for (int v = 0; v < nv; v++) {
         H5Tinsert(t, r->space->scenario_vars[v].path, sizeof(int64_t) + (size_t)v * sizeof(double),
                   H5T_NATIVE_DOUBLE);
-        units[v + 1] = scenario_unit(r->space->scenario_vars[v].path);
+        units[v + 1] = sax_results_scenario_unit(r->space->scenario_vars[v].path);
         paths[v + 1] = r->space->scenario_vars[v].path;
     }
     sax_status_t st = SAX_OK;

@@ -225,8 +225,36 @@ int64_t sax_pareto_front(const double *values, int64_t n, int k, int64_t *front)
 /* The simple general method for any k (exposed so tests can compare the two). */
 int64_t sax_pareto_front_general(const double *values, int64_t n, int k, int64_t *front);
 
+/* Serial. The feasible candidates a results file holds for `scenario` (-1: all): every stored row
+ * when /rows exists (*from_rows true), otherwise the union of /pareto, /top, /best,
+ * /best_per_value and /baseline_best, each (scenario, index) once. The caller frees *out. */
+sax_status_t sax_results_candidates(const sax_results_data_t *d, int scenario, sax_record_t **out, int64_t *n,
+                                    bool *from_rows, sax_error_t *err);
+
+/* `sax pareto` (serial). */
+#define SAX_PARETO_MAX_OBJECTIVES 8
+typedef struct {
+    const char *path;                          /* the results file */
+    int objectives[SAX_PARETO_MAX_OBJECTIVES]; /* sax_pareto_objective_lookup indices */
+    int n_objectives;                          /* 0: iteration_time_s, cross_site_bytes_per_iteration */
+    int scenario;                              /* -1: every scenario, one front each */
+    const char *csv_path, *svg_path;           /* NULL: not written */
+} sax_pareto_opts_t;
+
+/* Parses "a,b,..." into o->objectives. SAX_ERR_USAGE naming the unknown one and listing the valid
+ * objectives with their direction. */
+sax_status_t sax_pareto_parse_objectives(const char *list, sax_pareto_opts_t *o, sax_error_t *err);
+/* Reads o->path, computes the fronts, prints them as a table on `out`, writes the CSV (every row
+ * column of docs/results-format.md, fronts only) and the SVG (first two objectives; the first
+ * scenario shown). */
+sax_status_t sax_pareto_report(const sax_pareto_opts_t *o, FILE *out, sax_error_t *err);
+/* The CSV of `recs`: the header is the row fields of the results file, in the same order. */
+void sax_report_write_csv(FILE *f, const sax_space_desc_t *space, const sax_record_t *recs, int64_t n);
+
 /* Text report (serial): per scenario, the best configuration and each baseline's best with its
- * speedup (baseline time / best time). With `svg_dir`, also writes the plots there. */
+ * speedup (baseline time / best time). With `svg_dir` (created if missing), also writes there
+ * pareto-s<N>.svg and breakdown-s<N>.svg per scenario and scenario-var<V>.svg per swept variable,
+ * and lists them. */
 sax_status_t sax_report_write(FILE *out, const sax_results_data_t *d, const char *svg_dir, sax_error_t *err);
 
 /* ==== calibration ============================================================================ */
