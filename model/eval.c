@@ -271,6 +271,12 @@ static bool pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *m
 sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                             sax_result_t *r)
 {
+    return sax_model_eval_pipeline(p, c, scratch, r, NULL);
+}
+
+sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                                     sax_result_t *r, sax_pipeline_t *pl_out)
+{
     memset(r, 0, sizeof *r);
     if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->cp < 1 || c->ep < 1 || c->vpp < 1 || c->micro_batch < 1 ||
         c->connections < 1 || c->zero < 0 || c->zero > 3 || p->model.layers < 1 || p->training.global_batch < 1)
@@ -550,5 +556,7 @@ sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sa
     r->tokens_per_s = (double)p->training.global_batch * md->seq_len / t_iter;
     r->mfu = r->model_flops_per_iteration / (t_iter * peak);
     r->feasible = true;
+    if (pl_out != NULL)
+        *pl_out = pl;
     return SAX_OK;
 }

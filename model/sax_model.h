@@ -329,6 +329,11 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *scratch, sax
 /* Closed form for equal stages and equal links (1f1b, gpipe, interleaved, zb-h1). */
 double sax_pipeline_closed_form(const sax_pipeline_t *pl);
 
+/* sax_model_eval that also returns the pipeline it timed (stage times and boundary transfers, for
+ * `sax eval --trace`); `pl` may be NULL. */
+sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                                     sax_result_t *r, sax_pipeline_t *pl);
+
 /* ---- collectives (alpha-beta, latency per algorithm step) ----------------------------------- */
 
 double sax_ring_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps);

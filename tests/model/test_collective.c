@@ -9,6 +9,7 @@
 #include "model_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 static void near(double got, double want)
 {
