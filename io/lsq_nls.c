@@ -177,7 +177,7 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
         if (res->determined[j] && !res->at_bound[j])
             free_idx[nf++] = j;
     }
-    res->condition = nf > 0 ? HUGE_VAL : 0.0;
+    res->condition = nf > 0 ? HUGE_VAL : NAN; /* NaN: no free parameter to condition */
     if (nf > 0 && m > nf) {
         for (size_t i = 0; i < (size_t)m; i++) {
             for (int f = 0; f < nf; f++)

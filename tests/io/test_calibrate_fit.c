@@ -1,7 +1,7 @@
 /* test_calibrate_fit.c - the least-squares fits of the calibration (PETSc KSPLSQR in a singleton MPI
  * process): bounded linear least squares on hand-solved problems, alpha-beta recovery from synthetic
  * nccl-tests output generated here from known parameters (noise-free: to solver tolerance; with
- * noise: within tolerance), the hand-written samples, the ill-posed inputs */
+ * noise: within tolerance), the hand-written samples, the ill-posed inputs, and the GEMM curve. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -371,6 +371,92 @@ static void test_coll_ill_posed(void **state)
     sax_nccl_table_fini(&m[1].table);
 }
 
+/* ---- GEMM efficiency ------------------------------------------------------------------------ */
+
+static sax_gpu_t h100(void)
+{
+    sax_gpu_t g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.name, sizeof g.name, "H100");
+    g.peak_flops_bf16 = 989e12;
+    g.peak_flops_fp8 = 1979e12;
+    return g;
+}
+
+/* time from eff = eff_max AI / (AI + half), AI = 2mnk / (bytes (mk + kn + mn)), computed here */
+static double gemm_time(double m, double n, double k, double bytes, double peak, double eff_max, double half)
+{
+    double ai = 2.0 * m * n * k / (bytes * (m * k + k * n + m * n));
+    return 2.0 * m * n * k / (peak * eff_max * ai / (ai + half));
+}
+
+static void test_gemm_recovery(void **state)
+{
+    (void)state;
+    const double shapes[6][3] = {{512, 512, 512},    {1024, 1024, 1024}, {2048, 2048, 2048},
+                                 {8192, 8192, 8192}, {8192, 1024, 8192}, {16384, 512, 4096}};
+    sax_gemm_measurement_t g[7];
+    for (int i = 0; i < 6; i++) {
+        snprintf(g[i].label, sizeof g[i].label, "gemms[%d]", i);
+        g[i].m = shapes[i][0];
+        g[i].n = shapes[i][1];
+        g[i].k = shapes[i][2];
+        g[i].precision = SAX_PRECISION_BF16;
+        g[i].time_s = gemm_time(g[i].m, g[i].n, g[i].k, 2.0, 989e12, 0.78, 160.0);
+    }
+    /* one FP8 GEMM: its own peak and one byte per element */
+    g[6] = g[3];
+    g[6].precision = SAX_PRECISION_FP8;
+    g[6].time_s = gemm_time(8192, 8192, 8192, 1.0, 1979e12, 0.78, 160.0);
+    sax_gpu_t gpu = h100();
+    sax_gemm_fit_t fit;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_gemm_fit("H100", &gpu, g, 7, &fit, &err), SAX_OK);
+    assert_true(fabs(fit.eff_max / 0.78 - 1.0) < 1e-9);
+    assert_true(fabs(fit.half_ai / 160.0 - 1.0) < 1e-9);
+    assert_true(fit.max_rel_error < 1e-9);
+    assert_false(fit.eff_max_at_bound);
+
+    /* 2% noise: within a few percent, and the truth within 4 standard errors */
+    for (int i = 0; i < 7; i++)
+        g[i].time_s *= 1.0 + 0.02 * normal01();
+    assert_int_equal(sax_gemm_fit("H100", &gpu, g, 7, &fit, &err), SAX_OK);
+    assert_true(fabs(fit.eff_max / 0.78 - 1.0) < 0.05);
+    assert_true(fabs(fit.eff_max - 0.78) < 4.0 * fit.eff_max_se);
+    assert_true(fabs(fit.half_ai - 160.0) < 4.0 * fit.half_ai_se);
+}
+
+static void test_gemm_bounds_and_ill_posed(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = h100();
+    sax_gemm_measurement_t g[3];
+    sax_gemm_fit_t fit;
+    sax_error_t err = {{0}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(g[i].label, sizeof g[i].label, "gemms[%d]", i);
+        g[i].m = g[i].n = g[i].k = 4096;
+        g[i].precision = SAX_PRECISION_BF16;
+        g[i].time_s = (1.0 + 0.01 * i) * gemm_time(4096, 4096, 4096, 2.0, 989e12, 0.7, 100.0);
+    }
+    assert_int_equal(sax_gemm_fit("H100", &gpu, g, 3, &fit, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "same arithmetic intensity"));
+
+    /* faster than the configured peak: eff_max is held at 1 */
+    g[1].m = g[1].n = g[1].k = 1024;
+    for (int i = 0; i < 3; i++)
+        g[i].time_s = gemm_time(g[i].m, g[i].n, g[i].k, 2.0, 989e12, 1.3, 50.0);
+    assert_int_equal(sax_gemm_fit("H100", &gpu, g, 3, &fit, &err), SAX_OK);
+    assert_true(fit.eff_max_at_bound);
+    assert_true(fit.eff_max == 1.0);
+
+    /* FP8 on a GPU without an FP8 peak */
+    gpu.peak_flops_fp8 = 0.0;
+    g[0].precision = SAX_PRECISION_FP8;
+    assert_int_equal(sax_gemm_fit("A100", &gpu, g, 3, &fit, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "fp8"));
+}
+
 /* ---- Levenberg-Marquardt ------------------------------------------------------------------- */
 
 /* t_i = a u_i + max(0, v_i - b w_i): compute plus the part of communication v not hidden behind
@@ -483,6 +569,8 @@ int main(void)
         cmocka_unit_test(test_coll_ill_posed),
         cmocka_unit_test(test_nls_recovery),
         cmocka_unit_test(test_nls_bound),
+        cmocka_unit_test(test_gemm_recovery),
+        cmocka_unit_test(test_gemm_bounds_and_ill_posed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

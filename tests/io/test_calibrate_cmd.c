@@ -1,0 +1,290 @@
+/* test_calibrate_cmd.c - the whole calibration (sax_calibrate_run) on the fixtures of
+ * tests/data/calibration: the fitted values land in CALIBRATED.json, which loads as a configuration,
+ * and ill-posed or inconsistent measurement files fail with a message naming what is missing.
+ * The expected numbers are those the fixtures were written from (measurements.json "note"). */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sax_io.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DATA SAX_TEST_DATA "/calibration/"
+
+static char tmpdir[256];
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs the calibration; the report lands in `report` (may be NULL). */
+static sax_status_t calibrate(const char *measurements, const char *config, bool partial, bool json,
+                              const char *holdout, char *report, size_t n, sax_error_t *err)
+{
+    char out_path[512];
+    snprintf(out_path, sizeof out_path, "%s/calibrated.json", tmpdir);
+    remove(out_path);
+    sax_calibrate_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.measurements_path = measurements;
+    o.config_path = config;
+    o.output_path = out_path;
+    o.partial = partial;
+    o.json = json;
+    o.holdout_path = holdout;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    sax_status_t s = sax_calibrate_run(&o, f, err);
+    if (report != NULL) {
+        rewind(f);
+        size_t got = fread(report, 1, n - 1, f);
+        report[got] = '\0';
+    }
+    fclose(f);
+    return s;
+}
+
+/* A measurements file in tmpdir whose collectives refer to the fixtures by absolute path. */
+static const char *measurements(const char *name, const char *body)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    write_file(path, body);
+    return path;
+}
+
+#define AR_POD "\"" DATA "all_reduce_perf_pod16.txt\""
+#define AG_POD "\"" DATA "all_gather_perf_pod16.txt\""
+#define AR_NVL "\"" DATA "all_reduce_perf_nvlink8_v2.txt\""
+#define AG_NVL "\"" DATA "all_gather_perf_nvlink8_v2.txt\""
+
+static void test_full_calibration(void **state)
+{
+    (void)state;
+    static char report[65536];
+    sax_error_t err = {{0}};
+    assert_int_equal(calibrate(DATA "measurements.json", DATA "cluster.json", false, false, NULL, report,
+                               sizeof report, &err),
+                     SAX_OK);
+    assert_non_null(strstr(report, "held out"));
+    assert_non_null(strstr(report, "scale_up"));
+
+    char out_path[512];
+    snprintf(out_path, sizeof out_path, "%s/calibrated.json", tmpdir);
+    sax_config_t cfg;
+    assert_int_equal(sax_config_load(out_path, &cfg, &err), SAX_OK);
+    const sax_cluster_t *c = &cfg.problem.cluster;
+    /* fixtures: scale_up alpha 0.9 us, B 230 GB/s; tier "cluster" alpha 1.5 us, B 46 GB/s (2% noise) */
+    assert_true(fabs(c->scale_up.bw_Bps / 230e9 - 1.0) < 0.03);
+    assert_true(fabs(c->scale_up.latency_s / 0.9e-6 - 1.0) < 0.05);
+    assert_true(c->scale_up.efficiency == 1.0);
+    assert_true(fabs(c->tiers[0].bw_Bps / 46e9 - 1.0) < 0.03);
+    assert_true(fabs(c->tiers[0].latency_s / 1.5e-6 - 1.0) < 0.05);
+    assert_true(c->tiers[0].efficiency == 1.0);
+    /* GEMM rows were computed exactly (9 significant digits) from 0.78 and 160 FLOP/B */
+    assert_true(fabs(c->gpu.gemm_eff_max - 0.78) < 1e-6);
+    assert_true(fabs(c->gpu.gemm_eff_half_ai - 160.0) < 1e-3);
+    /* the run parameters stay inside their ranges */
+    assert_true(cfg.problem.training.dp_overlap_efficiency >= 0.0 &&
+                cfg.problem.training.dp_overlap_efficiency <= 1.0);
+    assert_true(cfg.problem.training.tp_overlap >= 0.0 && cfg.problem.training.tp_overlap <= 1.0);
+    sax_config_fini(&cfg);
+}
+
+static void test_json_report(void **state)
+{
+    (void)state;
+    static char report[65536];
+    sax_error_t err = {{0}};
+    assert_int_equal(calibrate(DATA "measurements.json", DATA "cluster.json", false, true,
+                               DATA "published-h100-cases.json", report, sizeof report, &err),
+                     SAX_OK);
+    cJSON *root = cJSON_Parse(report);
+    assert_non_null(root);
+    const cJSON *net = cJSON_GetObjectItemCaseSensitive(root, "network");
+    assert_int_equal(cJSON_GetArraySize(net), 2);
+    const cJSON *su = cJSON_GetArrayItem(net, 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(su, "tier")->valuestring, "scale_up");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(su, "measurements")), 2);
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(runs, "cases")), 5);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(runs, "folds")->valueint, 5);
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(runs, "heldout_mean_abs_rel_error")));
+    const cJSON *ho = cJSON_GetObjectItemCaseSensitive(root, "holdout");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ho, "cases")), 9);
+    cJSON_Delete(root);
+}
+
+static void test_unknown_tier(void **state)
+{
+    (void)state;
+    sax_error_t err = {{0}};
+    const char *m =
+        measurements("unknown-tier.json", "{\"collectives\": [{\"file\": " AR_POD
+                                          ", \"op\": \"all_reduce\", \"tier\": \"pod\", \"gpus\": 16}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "collectives[0].tier"));
+    assert_non_null(strstr(err.text, "\"pod\" is not a network level"));
+    assert_non_null(strstr(err.text, "\"cluster\"")); /* what exists */
+}
+
+static void test_level_without_data(void **state)
+{
+    (void)state;
+    sax_error_t err = {{0}};
+    const char *body =
+        "{\"collectives\": [{\"file\": " AR_POD ", \"op\": \"all_reduce\", \"tier\": \"cluster\", "
+        "\"gpus\": 16}, {\"file\": " AG_POD ", \"op\": \"all_gather\", \"tier\": \"cluster\", "
+        "\"gpus\": 16}]}";
+    const char *m = measurements("no-scale-up.json", body);
+    assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "no measurement for \"scale_up\""));
+    assert_non_null(strstr(err.text, "--partial"));
+
+    /* --partial keeps the configured scale-up domain (450 GB/s, 3 us) */
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_OK);
+    char out_path[512];
+    snprintf(out_path, sizeof out_path, "%s/calibrated.json", tmpdir);
+    sax_config_t cfg;
+    assert_int_equal(sax_config_load(out_path, &cfg, &err), SAX_OK);
+    assert_true(fabs(cfg.problem.cluster.scale_up.bw_Bps - 450e9) < 1.0);
+    assert_true(fabs(cfg.problem.cluster.scale_up.latency_s - 3e-6) < 1e-15);
+    assert_true(fabs(cfg.problem.cluster.tiers[0].bw_Bps / 46e9 - 1.0) < 0.03);
+    sax_config_fini(&cfg);
+}
+
+static void test_single_step_count_and_size(void **state)
+{
+    (void)state;
+    sax_error_t err = {{0}};
+    /* one operation at one GPU count */
+    const char *m =
+        measurements("one-count.json", "{\"collectives\": [{\"file\": " AR_POD
+                                       ", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 16}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "tier \"cluster\""));
+    assert_non_null(strstr(err.text, "another GPU count"));
+
+    /* one message size */
+    char path[512];
+    snprintf(path, sizeof path, "%s/one-size.txt", tmpdir);
+    write_file(path,
+               "#       size         count      type   redop    root     time   algbw   busbw #wrong     time"
+               "   algbw   busbw #wrong\n"
+               "     1048576        262144     float     sum      -1    86.37   12.14   22.76      0    88.12"
+               "   11.90   22.31      0\n");
+    char body[2048];
+    snprintf(
+        body, sizeof body,
+        "{\"collectives\": [{\"file\": \"one-size.txt\", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": "
+        "16}, {\"file\": \"one-size.txt\", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 8}]}");
+    m = measurements("one-size.json", body);
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "same message size"));
+}
+
+static void test_inconsistent_entries(void **state)
+{
+    (void)state;
+    sax_error_t err = {{0}};
+    const char *m =
+        measurements("wrong-gpus.json", "{\"collectives\": [{\"file\": " AR_POD
+                                        ", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 32}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "collectives[0].gpus"));
+    assert_non_null(strstr(err.text, "16 ranks"));
+
+    m = measurements("wrong-op.json", "{\"collectives\": [{\"file\": " AR_POD
+                                      ", \"op\": \"all_gather\", \"tier\": \"cluster\", \"gpus\": 16}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "all_reduce_perf"));
+
+    m = measurements("typo.json", "{\"collectives\": [{\"file\": " AR_POD
+                                  ", \"op\": \"all_reduce\", \"teir\": \"cluster\", \"gpus\": 16}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "collectives[0].teir: unknown key"));
+
+    m = measurements("gpu.json", "{\"gemms\": [{\"gpu\": \"B200\", \"m\": 1024, \"n\": 1024, \"k\": 1024, "
+                                 "\"time\": \"1 ms\"}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "gemms[0].gpu"));
+    assert_non_null(strstr(err.text, "\"H100\""));
+
+    m = measurements("empty.json", "{\"note\": \"nothing\"}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "nothing to fit"));
+}
+
+static void test_too_few_runs(void **state)
+{
+    (void)state;
+    sax_error_t err = {{0}};
+    /* one run of the fixture, copied out of measurements.json */
+    FILE *f = fopen(DATA "measurements.json", "r");
+    assert_non_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    cJSON *one = cJSON_CreateObject();
+    cJSON_AddItemToObject(one, "runs", cJSON_CreateArray());
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(one, "runs"),
+                         cJSON_Duplicate(cJSON_GetArrayItem(runs, 0), 1));
+    char *body = cJSON_Print(one);
+    const char *m = measurements("one-run.json", body);
+    free(body);
+    cJSON_Delete(one);
+    cJSON_Delete(root);
+    assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "at least 2"));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    int argc = 0;
+    char **argv = NULL;
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        return -1;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_calibrate_cmd_XXXXXX", SAX_BINARY_DIR);
+    return mkdtemp(tmpdir) != NULL ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    MPI_Finalize();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_calibration),
+        cmocka_unit_test(test_json_report),
+        cmocka_unit_test(test_unknown_tier),
+        cmocka_unit_test(test_level_without_data),
+        cmocka_unit_test(test_single_step_count_and_size),
+        cmocka_unit_test(test_inconsistent_entries),
+        cmocka_unit_test(test_too_few_runs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
