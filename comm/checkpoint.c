@@ -83,7 +83,8 @@ sax_status_t sax_checkpoint_load(const char *path, uint64_t hash, double *elapse
                              "%s: cannot read the checkpoint for --resume: %s", path, strerror(errno));
     header_t h;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, magic, sizeof magic) != 0) {
-        st = sax_error_set(err, SAX_ERR_INPUT, "%s: expected a sax sweep checkpoint, found something else", path);
+        st = sax_error_set(err, SAX_ERR_INPUT, "%s: expected a sax sweep checkpoint, found something else",
+                           path);
         goto out;
     }
     if (h.record_size != sizeof(sax_record_t) || h.counts_size != sizeof(sax_counts_t)) {

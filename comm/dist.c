@@ -60,7 +60,8 @@ static int64_t try_prune(worker_t *w, int64_t lo)
         double threshold = sax_reduce_prune_threshold(w->acc, cur, pos);
         if (threshold == INFINITY)
             continue;
-        w->bound[level] = sax_search_lower_bound(s, cur, pos, w->scratch, &sax_reduce_counts(w->acc)->bound_evals);
+        w->bound[level] =
+            sax_search_lower_bound(s, cur, pos, w->scratch, &sax_reduce_counts(w->acc)->bound_evals);
         if (fmax(w->bound[0], w->bound[1]) > threshold)
             return sax_search_block_end(s, cur, pos);
     }
@@ -87,7 +88,8 @@ static sax_status_t run_range(worker_t *w, int64_t lo, int64_t hi)
             sax_reduce_add_pruned(w->acc, next - cur->index);
         } else {
             sax_result_t res;
-            sax_status_t st = sax_model_eval(sax_search_problem(s, cur->scenario), &cur->candidate, w->scratch, &res);
+            sax_status_t st =
+                sax_model_eval(sax_search_problem(s, cur->scenario), &cur->candidate, w->scratch, &res);
             if (st != SAX_OK)
                 return st;
             if (res.feasible && res.iteration_time_s < fmax(w->bound[0], w->bound[1]))
@@ -278,8 +280,8 @@ static sax_status_t worker(MPI_Comm comm, MPI_Datatype msg_type, worker_t *w, sa
     return st;
 }
 
-sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_sweep_opts_t *o, sax_reduce_t *acc,
-                            sax_ranges_t *done, sax_error_t *err)
+sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_sweep_opts_t *o,
+                            sax_reduce_t *acc, sax_ranges_t *done, sax_error_t *err)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -288,11 +290,14 @@ sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_swee
     w.scratch = malloc(sax_scratch_size() + 1);
     sax_status_t st = SAX_OK;
     if (w.scratch == NULL)
-        st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the model's scratch (%zu bytes)", sax_scratch_size());
+        st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the model's scratch (%zu bytes)",
+                           sax_scratch_size());
     /* allocation failed somewhere: nobody starts, so nobody waits for a missing rank */
     if (!sax_comm_all_ok(comm, st == SAX_OK)) {
         free(w.scratch);
-        return st != SAX_OK ? st : sax_error_set(err, SAX_ERR_NOMEM, "another rank could not allocate its scratch");
+        return st != SAX_OK
+                   ? st
+                   : sax_error_set(err, SAX_ERR_NOMEM, "another rank could not allocate its scratch");
     }
     MPI_Datatype msg_type;
     MPI_Type_contiguous(3, MPI_INT64_T, &msg_type);
@@ -354,7 +359,8 @@ sax_status_t sax_comm_allreduce(MPI_Comm comm, sax_reduce_t *acc, sax_error_t *e
     }
     all = malloc((size_t)(n_all + 1) * sizeof *all);
     if (!sax_comm_all_ok(comm, all != NULL)) {
-        st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory gathering %lld reduction records", (long long)n_all);
+        st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory gathering %lld reduction records",
+                           (long long)n_all);
         goto out;
     }
     MPI_Datatype rec_type;

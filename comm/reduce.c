@@ -10,7 +10,7 @@
 
 typedef struct {
     int64_t n, cap;
-    sax_record_t *rec; /* sorted by (time, index) */
+    sax_record_t *rec;      /* sorted by (time, index) */
     int64_t last_dominator; /* position of the point that rejected the previous offer */
 } front_t;
 
@@ -159,8 +159,8 @@ static sax_status_t offer_pareto(sax_reduce_t *r, const sax_search_cursor_t *cur
 {
     front_t *f = &r->pareto[cur->scenario];
     /* Consecutive candidates are alike: the point that rejected the previous one is tried first. */
-    if (f->last_dominator < f->n && dominates(&f->rec[f->last_dominator].result, f->rec[f->last_dominator].index,
-                                              res, cur->index))
+    if (f->last_dominator < f->n &&
+        dominates(&f->rec[f->last_dominator].result, f->rec[f->last_dominator].index, res, cur->index))
         return SAX_OK;
     double t = res->iteration_time_s;
     int64_t first_tie = 0; /* the first point not faster than the new one */
@@ -283,12 +283,13 @@ sax_status_t sax_reduce_pack(const sax_reduce_t *r, sax_record_t **records, int6
         cap += 1 + r->n_top[s] + r->pareto[s].n + r->bpv_offset[SAX_KEY_COUNT] + r->n_baselines;
     sax_record_t *out = malloc((size_t)(cap + 1) * sizeof *out);
     if (out == NULL)
-        return sax_error_set(err, SAX_ERR_NOMEM, "out of memory packing %lld reduction records", (long long)cap);
+        return sax_error_set(err, SAX_ERR_NOMEM, "out of memory packing %lld reduction records",
+                             (long long)cap);
     int64_t m = 0;
-#define PUSH(rec)                                                                                   \
-    do {                                                                                           \
-        if ((rec).index >= 0)                                                                      \
-            out[m++] = (rec);                                                                      \
+#define PUSH(rec)                                                                                            \
+    do {                                                                                                     \
+        if ((rec).index >= 0)                                                                                \
+            out[m++] = (rec);                                                                                \
     } while (0)
     for (int64_t s = 0; s < ns; s++) {
         PUSH(r->best[s]);
@@ -312,18 +313,19 @@ sax_status_t sax_reduce_pack(const sax_reduce_t *r, sax_record_t **records, int6
     return SAX_OK;
 }
 
-sax_status_t sax_reduce_merge(sax_reduce_t *r, const sax_record_t *records, int64_t n, const sax_counts_t *counts,
-                              sax_error_t *err)
+sax_status_t sax_reduce_merge(sax_reduce_t *r, const sax_record_t *records, int64_t n,
+                              const sax_counts_t *counts, sax_error_t *err)
 {
     int64_t size = sax_search_size(r->s);
     for (int64_t i = 0; i < n; i++) {
         const sax_record_t *rec = &records[i];
         if (rec->index < 0 || rec->index >= size || !rec->result.feasible)
-            return sax_error_set(err, SAX_ERR_INPUT,
-                                 "reduction record %lld: expected a feasible candidate with an index below %lld, "
-                                 "found index %lld (%s)",
-                                 (long long)i, (long long)size, (long long)rec->index,
-                                 rec->result.feasible ? "feasible" : "infeasible");
+            return sax_error_set(
+                err, SAX_ERR_INPUT,
+                "reduction record %lld: expected a feasible candidate with an index below %lld, "
+                "found index %lld (%s)",
+                (long long)i, (long long)size, (long long)rec->index,
+                rec->result.feasible ? "feasible" : "infeasible");
         sax_search_cursor_t cur;
         sax_search_seek(r->s, rec->index, &cur);
         if (offer(r, &cur, &rec->result) != SAX_OK)

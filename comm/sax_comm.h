@@ -78,8 +78,8 @@ double sax_reduce_prune_threshold(const sax_reduce_t *r, const sax_search_cursor
 sax_status_t sax_reduce_pack(const sax_reduce_t *r, sax_record_t **records, int64_t *n, sax_error_t *err);
 /* Serial. Offers `records` (from sax_reduce_pack of another part of the space) to every reduction
  * and adds `counts` (may be NULL). */
-sax_status_t sax_reduce_merge(sax_reduce_t *r, const sax_record_t *records, int64_t n, const sax_counts_t *counts,
-                              sax_error_t *err);
+sax_status_t sax_reduce_merge(sax_reduce_t *r, const sax_record_t *records, int64_t n,
+                              const sax_counts_t *counts, sax_error_t *err);
 
 /* ---- index ranges (serial) ------------------------------------------------------------------ */
 
@@ -100,8 +100,8 @@ bool sax_ranges_next_gap(const sax_ranges_t *r, int64_t from, int64_t limit, int
 /* ---- the distributed sweep ------------------------------------------------------------------ */
 
 typedef struct {
-    int64_t chunk;   /* candidates per work chunk; 0 = adaptive: todo / (ranks * 64), clamped */
-    bool pruned;     /* branch and bound over the network blocks (--search pruned) */
+    int64_t chunk; /* candidates per work chunk; 0 = adaptive: todo / (ranks * 64), clamped */
+    bool pruned;   /* branch and bound over the network blocks (--search pruned) */
     /* Set asynchronously (a signal handler) to stop: chunks in flight are finished, no new ones
      * handed out, and sax_comm_sweep returns SAX_ERR_INTERRUPTED on every rank. May be NULL. */
     volatile sig_atomic_t *stop;
@@ -122,8 +122,8 @@ typedef struct {
  * `done` lists every completed range (all of the space unless interrupted). The reductions are NOT
  * merged: call sax_comm_allreduce. Returns SAX_OK or SAX_ERR_INTERRUPTED (on every rank), or an
  * error (SAX_ERR_MPI, SAX_ERR_NOMEM) on the ranks where it happened. */
-sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_sweep_opts_t *o, sax_reduce_t *acc,
-                            sax_ranges_t *done, sax_error_t *err);
+sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_sweep_opts_t *o,
+                            sax_reduce_t *acc, sax_ranges_t *done, sax_error_t *err);
 
 /* Collective over `comm`: merges the reductions of every rank; afterwards every rank's `acc`
  * holds the identical merged reductions and summed counts. Returns the same status everywhere. */

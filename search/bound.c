@@ -80,8 +80,8 @@ double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_
     return 0.5 * flops / ((double)gpus_used * best);
 }
 
-double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, int pos, sax_scratch_t *scratch,
-                              int64_t *evals)
+double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, int pos,
+                              sax_scratch_t *scratch, int64_t *evals)
 {
     const sax_candidate_t *c = &cur->candidate;
     int64_t used = (int64_t)c->tp * c->cp * c->pp * c->dp;

@@ -20,21 +20,20 @@
 #include "sax_model.h"
 
 /* Why a candidate is skipped without evaluating. X(enum constant, short name, explanation) */
-#define SAX_SKIP_LIST(X)                                                                            \
-    X(SAX_SKIP_NONE, "none", "valid: evaluated")                                                   \
-    X(SAX_SKIP_TP_DOMAIN, "tp_domain", "tp is larger than the scale-up domain")                    \
-    X(SAX_SKIP_HEADS, "heads",                                                                     \
-      "tp does not divide heads, or neither of tp and kv_heads divides the other")                 \
-    X(SAX_SKIP_SEQUENCE, "sequence", "cp does not divide seq_len")                                 \
-    X(SAX_SKIP_DP_AUTO, "dp_auto", "dp \"auto\": the scenario's GPUs are not a multiple of tp*cp*pp") \
-    X(SAX_SKIP_GPUS, "gpus", "tp*cp*pp*dp exceeds the scenario's GPUs")                            \
-    X(SAX_SKIP_EXPERTS, "experts",                                                                 \
-      "ep > 1 on a dense model, or ep does not divide dp*cp or the number of experts")             \
-    X(SAX_SKIP_BATCH, "batch", "global_batch is not a positive multiple of micro_batch*dp")        \
-    X(SAX_SKIP_SCHEDULE, "schedule",                                                               \
-      "vpp > 1 without the interleaved schedule, or interleaved with vpp < 2 or pp < 2")           \
-    X(SAX_SKIP_LAYERS, "layers",                                                                   \
-      "pp (x vpp when interleaved) does not divide the layers (uniform split), or pp > layers")    \
+#define SAX_SKIP_LIST(X)                                                                                     \
+    X(SAX_SKIP_NONE, "none", "valid: evaluated")                                                             \
+    X(SAX_SKIP_TP_DOMAIN, "tp_domain", "tp is larger than the scale-up domain")                              \
+    X(SAX_SKIP_HEADS, "heads", "tp does not divide heads, or neither of tp and kv_heads divides the other")  \
+    X(SAX_SKIP_SEQUENCE, "sequence", "cp does not divide seq_len")                                           \
+    X(SAX_SKIP_DP_AUTO, "dp_auto", "dp \"auto\": the scenario's GPUs are not a multiple of tp*cp*pp")        \
+    X(SAX_SKIP_GPUS, "gpus", "tp*cp*pp*dp exceeds the scenario's GPUs")                                      \
+    X(SAX_SKIP_EXPERTS, "experts",                                                                           \
+      "ep > 1 on a dense model, or ep does not divide dp*cp or the number of experts")                       \
+    X(SAX_SKIP_BATCH, "batch", "global_batch is not a positive multiple of micro_batch*dp")                  \
+    X(SAX_SKIP_SCHEDULE, "schedule",                                                                         \
+      "vpp > 1 without the interleaved schedule, or interleaved with vpp < 2 or pp < 2")                     \
+    X(SAX_SKIP_LAYERS, "layers",                                                                             \
+      "pp (x vpp when interleaved) does not divide the layers (uniform split), or pp > layers")              \
     X(SAX_SKIP_ORDER, "order", "a dimension with degree > 1 is missing from the order")
 
 #define SAX_ENUM_MEMBER3(name, str, msg) name,
@@ -58,12 +57,12 @@ typedef struct sax_search sax_search_t;
 
 /* A position in the space: the candidate of `index`, decoded, with its skip verdict. */
 typedef struct {
-    int64_t index;                 /* global candidate index */
+    int64_t index; /* global candidate index */
     int32_t scenario;
-    int16_t digit[SAX_KEY_COUNT];  /* value index of each key (by sax_key_t) */
-    sax_candidate_t candidate;     /* dp "auto" resolved */
-    sax_skip_t skip;               /* SAX_SKIP_NONE when the candidate must be evaluated */
-    int skip_pos;                  /* radix position of the failed check (valid when skip != NONE) */
+    int16_t digit[SAX_KEY_COUNT]; /* value index of each key (by sax_key_t) */
+    sax_candidate_t candidate;    /* dp "auto" resolved */
+    sax_skip_t skip;              /* SAX_SKIP_NONE when the candidate must be evaluated */
+    int skip_pos;                 /* radix position of the failed check (valid when skip != NONE) */
 } sax_search_cursor_t;
 
 /* Creates the space of `desc` over `n_scenarios` problems (copied). `base` supplies what a key's
@@ -105,7 +104,8 @@ bool sax_search_is_block_start(const sax_search_cursor_t *cur, int pos);
 bool sax_search_matches_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b);
 /* Whether some candidate of cur's block at radix position `pos` may agree with baseline `b` (the
  * keys before `pos` agree). */
-bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b, int pos);
+bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b,
+                                         int pos);
 
 /* Candidates of scenario `scenario` that pass the cheap checks (exact; walks only the keys that
  * have checks, so it costs far less than the sweep). Pass -1 for all scenarios. `skipped` (may be
@@ -123,8 +123,8 @@ int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skip
  * never below model FLOPs / (GPUs used x the fastest GPU's peak x gemm_eff_max) / 2. Admissible
  * because the model never gets faster when a network gets slower (docs/sweep.md). `evals` (may
  * be NULL) is increased by the number of model evaluations spent. */
-double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, int pos, sax_scratch_t *scratch,
-                              int64_t *evals);
+double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *cur, int pos,
+                              sax_scratch_t *scratch, int64_t *evals);
 /* The same network-independent floor alone: model FLOPs / (gpus x max peak x max gemm_eff_max). */
 double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_used);
 

@@ -15,13 +15,13 @@ const char *const sax_skip_messages[SAX_SKIP_COUNT] = {SAX_SKIP_LIST(SAX_MESSAGE
 struct sax_search {
     sax_space_desc_t desc;
     int n_scenarios;
-    sax_problem_t *problems;       /* n_scenarios */
-    sax_problem_t *ideal;          /* n_scenarios: the same with an ideal network (search/bound.c) */
+    sax_problem_t *problems;        /* n_scenarios */
+    sax_problem_t *ideal;           /* n_scenarios: the same with an ideal network (search/bound.c) */
     sax_problem_t *ideal_transport; /* n_scenarios: the same with ideal transports */
-    int64_t *gpus;                 /* n_scenarios */
+    int64_t *gpus;                  /* n_scenarios */
     int64_t scenario_size, total;
-    int n_values[SAX_KEY_COUNT];    /* by radix position */
-    int64_t stride[SAX_KEY_COUNT];  /* by radix position: candidates per value of that digit */
+    int n_values[SAX_KEY_COUNT];   /* by radix position */
+    int64_t stride[SAX_KEY_COUNT]; /* by radix position: candidates per value of that digit */
     sax_candidate_t base;
 };
 
@@ -113,8 +113,11 @@ static sax_skip_t check_order(const sax_search_t *s, int scenario, sax_candidate
 {
     (void)s;
     (void)scenario;
-    const int degree[SAX_DIM_COUNT] = {
-        [SAX_DIM_TP] = c->tp, [SAX_DIM_CP] = c->cp, [SAX_DIM_EP] = 1, [SAX_DIM_PP] = c->pp, [SAX_DIM_DP] = c->dp};
+    const int degree[SAX_DIM_COUNT] = {[SAX_DIM_TP] = c->tp,
+                                       [SAX_DIM_CP] = c->cp,
+                                       [SAX_DIM_EP] = 1,
+                                       [SAX_DIM_PP] = c->pp,
+                                       [SAX_DIM_DP] = c->dp};
     for (int d = 0; d < SAX_DIM_COUNT; d++) {
         if (degree[d] <= 1)
             continue;
@@ -156,11 +159,10 @@ static const row_t rows[SAX_KEY_COUNT] = {
 enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 12 /* order */ };
 
 const sax_key_t sax_search_radix_order[SAX_KEY_COUNT] = {
-    SAX_KEY_TP,       SAX_KEY_CP,          SAX_KEY_PP,        SAX_KEY_DP,
-    SAX_KEY_EP,       SAX_KEY_MICRO_BATCH, SAX_KEY_SCHEDULE,  SAX_KEY_VPP,
-    SAX_KEY_RECOMPUTE, SAX_KEY_SEQUENCE_PARALLEL, SAX_KEY_ZERO, SAX_KEY_LAYER_SPLIT,
-    SAX_KEY_ORDER,    SAX_KEY_ALGORITHM,   SAX_KEY_COMPRESSION, SAX_KEY_TRANSPORT,
-    SAX_KEY_CONNECTIONS,
+    SAX_KEY_TP,          SAX_KEY_CP,          SAX_KEY_PP,    SAX_KEY_DP,        SAX_KEY_EP,
+    SAX_KEY_MICRO_BATCH, SAX_KEY_SCHEDULE,    SAX_KEY_VPP,   SAX_KEY_RECOMPUTE, SAX_KEY_SEQUENCE_PARALLEL,
+    SAX_KEY_ZERO,        SAX_KEY_LAYER_SPLIT, SAX_KEY_ORDER, SAX_KEY_ALGORITHM, SAX_KEY_COMPRESSION,
+    SAX_KEY_TRANSPORT,   SAX_KEY_CONNECTIONS,
 };
 
 const char *const sax_search_key_help[SAX_KEY_COUNT] = {
@@ -193,7 +195,8 @@ sax_status_t sax_search_create(const sax_space_desc_t *desc, const sax_candidate
 {
     *out = NULL;
     if (n_scenarios < 1 || problems == NULL)
-        return sax_error_set(err, SAX_ERR_INPUT, "space: expected at least one scenario, found %d", n_scenarios);
+        return sax_error_set(err, SAX_ERR_INPUT, "space: expected at least one scenario, found %d",
+                             n_scenarios);
     sax_search_t *s = calloc(1, sizeof *s);
     if (s == NULL)
         return sax_error_set(err, SAX_ERR_NOMEM, "space: out of memory");
@@ -292,7 +295,10 @@ void sax_search_destroy(sax_search_t **sp)
 int64_t sax_search_size(const sax_search_t *s) { return s->total; }
 int64_t sax_search_scenario_size(const sax_search_t *s) { return s->scenario_size; }
 int sax_search_scenario_count(const sax_search_t *s) { return s->n_scenarios; }
-const sax_problem_t *sax_search_problem(const sax_search_t *s, int scenario) { return &s->problems[scenario]; }
+const sax_problem_t *sax_search_problem(const sax_search_t *s, int scenario)
+{
+    return &s->problems[scenario];
+}
 const sax_space_desc_t *sax_search_desc(const sax_search_t *s) { return &s->desc; }
 int sax_search_value_count(const sax_search_t *s, sax_key_t k) { return s->desc.values[k].n; }
 int32_t sax_search_value(const sax_search_t *s, sax_key_t k, int j) { return s->desc.values[k].v[j]; }
@@ -424,13 +430,15 @@ bool sax_search_is_block_start(const sax_search_cursor_t *cur, int pos)
     return true;
 }
 
-static bool key_matches(const sax_search_t *s, const sax_search_cursor_t *cur, const sax_baseline_t *b, sax_key_t k)
+static bool key_matches(const sax_search_t *s, const sax_search_cursor_t *cur, const sax_baseline_t *b,
+                        sax_key_t k)
 {
     if (k == SAX_KEY_ORDER) {
         int32_t bo = b->value[k];
         if (bo < 0 || bo >= s->desc.n_orders || s->desc.order_len[bo] != cur->candidate.n_order)
             return false;
-        return memcmp(s->desc.orders[bo], cur->candidate.order, (size_t)cur->candidate.n_order * sizeof(sax_dim_t)) == 0;
+        return memcmp(s->desc.orders[bo], cur->candidate.order,
+                      (size_t)cur->candidate.n_order * sizeof(sax_dim_t)) == 0;
     }
     if (k == SAX_KEY_DP && b->value[k] == 0) /* a baseline with dp "auto" agrees with an auto value */
         return s->desc.values[k].v[cur->digit[k]] == 0;
@@ -447,7 +455,8 @@ bool sax_search_matches_baseline(const sax_search_t *s, const sax_search_cursor_
     return true;
 }
 
-bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int bi, int pos)
+bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int bi,
+                                         int pos)
 {
     const sax_baseline_t *b = &s->desc.baselines[bi];
     for (int p = 0; p < pos; p++) {

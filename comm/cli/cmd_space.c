@@ -46,7 +46,8 @@ static void value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *
         size_t used = 0;
         buf[0] = '\0';
         for (int i = 0; i < d->order_len[v] && used + 4 < n; i++)
-            used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "-" : "", sax_dim_names[d->orders[v][i]]);
+            used +=
+                (size_t)snprintf(buf + used, n - used, "%s%s", i ? "-" : "", sax_dim_names[d->orders[v][i]]);
         return;
     }
     default: break;
@@ -106,7 +107,8 @@ static int parse_args(int argc, char **argv, space_args_t *a)
         } else if (strcmp(arg, "--sample") == 0) {
             double t = val != NULL ? strtod(val, &end) : -1;
             if (val == NULL || *end != '\0' || !(t >= 0.0 && t <= 60.0))
-                return sax_cli_usage_error(&sax_command_space, "--sample: expected seconds from 0 to 60, found %s",
+                return sax_cli_usage_error(&sax_command_space,
+                                           "--sample: expected seconds from 0 to 60, found %s",
                                            val != NULL ? val : "nothing");
             a->sample_s = t;
             i++;
@@ -138,13 +140,14 @@ static int run(int argc, char **argv)
         return sax_status_exit_code(st);
     }
     if (!cfg.has_space) {
-        fprintf(stderr, "sax space: %s: expected a \"space\" section listing the values to explore, found none\n",
+        fprintf(stderr,
+                "sax space: %s: expected a \"space\" section listing the values to explore, found none\n",
                 a.config);
         sax_config_fini(&cfg);
         return 2;
     }
-    st = sax_search_create(&cfg.space, cfg.has_candidate ? &cfg.candidate : NULL, cfg.scenarios, cfg.n_scenarios,
-                           &s, &err);
+    st = sax_search_create(&cfg.space, cfg.has_candidate ? &cfg.candidate : NULL, cfg.scenarios,
+                           cfg.n_scenarios, &s, &err);
     if (st != SAX_OK) {
         fprintf(stderr, "sax space: %s: %s\n", a.config, err.text);
         sax_config_fini(&cfg);
@@ -165,7 +168,8 @@ static int run(int argc, char **argv)
             sax_key_t k = sax_search_radix_order[pos];
             printf(", \"%s\": %d", sax_key_names[k], sax_search_value_count(s, k));
         }
-        printf("}, \"candidates\": %lld, \"valid\": %lld, \"skipped\": {", (long long)total, (long long)valid);
+        printf("}, \"candidates\": %lld, \"valid\": %lld, \"skipped\": {", (long long)total,
+               (long long)valid);
         for (int i = 1; i < SAX_SKIP_COUNT; i++)
             printf("%s\"%s\": %lld", i > 1 ? ", " : "", sax_skip_names[i], (long long)skipped[i]);
         printf("}, \"measured_evaluations\": %lld, \"seconds_per_evaluation\": %.6g, \"ranks\": %d, "
@@ -188,18 +192,19 @@ static int run(int argc, char **argv)
             }
             printf("\n");
         }
-        printf("\n  total              %lld candidates (%d scenarios x %lld)\n", (long long)total, cfg.n_scenarios,
-               (long long)sax_search_scenario_size(s));
+        printf("\n  total              %lld candidates (%d scenarios x %lld)\n", (long long)total,
+               cfg.n_scenarios, (long long)sax_search_scenario_size(s));
         printf("  pass cheap checks  %lld (%.1f %%)\n", (long long)valid,
                total > 0 ? 100.0 * (double)valid / (double)total : 0.0);
         for (int i = 1; i < SAX_SKIP_COUNT; i++)
             if (skipped[i] > 0)
-                printf("    skipped %-12s %lld  (%s)\n", sax_skip_names[i], (long long)skipped[i], sax_skip_messages[i]);
+                printf("    skipped %-12s %lld  (%s)\n", sax_skip_names[i], (long long)skipped[i],
+                       sax_skip_messages[i]);
         if (measured > 0) {
             printf("\n  measured           %lld evaluations, %.3g s each (%.3g per s on one core)\n",
                    (long long)measured, per_eval, 1.0 / per_eval);
-            printf("  estimated sweep    %.3g s on %d rank%s (exhaustive; --ranks N to change)\n", estimate, a.ranks,
-                   a.ranks == 1 ? "" : "s");
+            printf("  estimated sweep    %.3g s on %d rank%s (exhaustive; --ranks N to change)\n", estimate,
+                   a.ranks, a.ranks == 1 ? "" : "s");
         }
     }
     sax_search_destroy(&s);

@@ -60,28 +60,31 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
             else if (val != NULL && strcmp(val, "pruned") == 0)
                 a->pruned = true;
             else
-                return sax_cli_usage_error(&sax_command_sweep, "--search: expected exhaustive or pruned, found %s",
+                return sax_cli_usage_error(&sax_command_sweep,
+                                           "--search: expected exhaustive or pruned, found %s",
                                            val != NULL ? val : "nothing");
             i++;
         } else if (strcmp(arg, "--top") == 0) {
             long k = val != NULL ? strtol(val, &end, 10) : 0;
             if (val == NULL || *end != '\0' || k < 1 || k > 100000)
-                return sax_cli_usage_error(&sax_command_sweep, "--top: expected a count from 1 to 100000, found %s",
+                return sax_cli_usage_error(&sax_command_sweep,
+                                           "--top: expected a count from 1 to 100000, found %s",
                                            val != NULL ? val : "nothing");
             a->top_k = (int)k;
             i++;
         } else if (strcmp(arg, "--chunk") == 0) {
             long long c = val != NULL ? strtoll(val, &end, 10) : 0;
             if (val == NULL || *end != '\0' || c < 0)
-                return sax_cli_usage_error(&sax_command_sweep,
-                                           "--chunk: expected a number of candidates (0 = adaptive), found %s",
-                                           val != NULL ? val : "nothing");
+                return sax_cli_usage_error(
+                    &sax_command_sweep, "--chunk: expected a number of candidates (0 = adaptive), found %s",
+                    val != NULL ? val : "nothing");
             a->chunk = c;
             i++;
         } else if (strcmp(arg, "--store") == 0) {
             int s = sax_name_lookup(sax_store_names, SAX_STORE_COUNT, val);
             if (s < 0)
-                return sax_cli_usage_error(&sax_command_sweep, "--store: expected none, feasible or all, found %s",
+                return sax_cli_usage_error(&sax_command_sweep,
+                                           "--store: expected none, feasible or all, found %s",
                                            val != NULL ? val : "nothing");
             a->store = (sax_store_t)s;
             i++;
@@ -105,10 +108,11 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
     if (a->out == NULL)
         return sax_cli_usage_error(&sax_command_sweep, "expected -o RESULTS.h5");
     if (a->resume && a->store != SAX_STORE_NONE)
-        return sax_cli_usage_error(&sax_command_sweep,
-                                   "--resume with --store %s: the rows of the interrupted part are not kept in "
-                                   "the checkpoint; rerun without --resume to store rows",
-                                   sax_store_names[a->store]);
+        return sax_cli_usage_error(
+            &sax_command_sweep,
+            "--resume with --store %s: the rows of the interrupted part are not kept in "
+            "the checkpoint; rerun without --resume to store rows",
+            sax_store_names[a->store]);
     return 0;
 }
 
@@ -130,7 +134,8 @@ static void fmt_duration(char *buf, size_t n, double s)
         snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
-static void on_progress(void *ctx, int64_t done, int64_t total, int64_t done_now, double elapsed_s, bool final)
+static void on_progress(void *ctx, int64_t done, int64_t total, int64_t done_now, double elapsed_s,
+                        bool final)
 {
     const progress_t *p = ctx;
     double frac = total > 0 ? (double)done / (double)total : 1.0;
@@ -144,13 +149,16 @@ static void on_progress(void *ctx, int64_t done, int64_t total, int64_t done_now
         for (int i = 0; i < WIDTH; i++)
             bar[i] = i < full ? '#' : '.';
         bar[WIDTH] = '\0';
-        fprintf(stderr, "\r[%s] %5.1f%% %lld/%lld  %.3g cand/s  ETA %s   ", bar, 100.0 * frac, (long long)done,
-                (long long)total, rate, eta);
+        fprintf(stderr, "\r[%s] %5.1f%% %lld/%lld  %.3g cand/s  ETA %s   ", bar, 100.0 * frac,
+                (long long)done, (long long)total, rate, eta);
         if (final)
             fputc('\n', stderr);
     } else {
         fprintf(stderr, "sax sweep: %lld/%lld candidates (%.1f%%), %.3g per s, ETA %s%s\n", (long long)done,
-                (long long)total, 100.0 * frac, rate, eta, !final ? "" : done == total ? " (done)" : " (stopped)");
+                (long long)total, 100.0 * frac, rate, eta,
+                !final          ? ""
+                : done == total ? " (done)"
+                                : " (stopped)");
     }
     fflush(stderr);
 }
@@ -349,12 +357,14 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
 {
     const sax_space_desc_t *sp = sax_search_desc(s);
     fprintf(f, "\nsax sweep: %lld candidates in %.2f s on %d rank%s (%s search)\n",
-            (long long)sax_search_size(s), elapsed_s, ranks, ranks == 1 ? "" : "s", pruned ? "pruned" : "exhaustive");
-    fprintf(f, "  evaluated %lld (%.3g per s), feasible %lld, skipped by cheap checks %lld", (long long)c->evaluated,
-            elapsed_s > 0 ? (double)c->evaluated / elapsed_s : 0.0, (long long)c->infeasible[SAX_FEASIBLE],
-            (long long)sax_counts_skipped(c));
+            (long long)sax_search_size(s), elapsed_s, ranks, ranks == 1 ? "" : "s",
+            pruned ? "pruned" : "exhaustive");
+    fprintf(f, "  evaluated %lld (%.3g per s), feasible %lld, skipped by cheap checks %lld",
+            (long long)c->evaluated, elapsed_s > 0 ? (double)c->evaluated / elapsed_s : 0.0,
+            (long long)c->infeasible[SAX_FEASIBLE], (long long)sax_counts_skipped(c));
     if (pruned)
-        fprintf(f, ", pruned by bound %lld (+%lld bound evaluations)", (long long)c->pruned, (long long)c->bound_evals);
+        fprintf(f, ", pruned by bound %lld (+%lld bound evaluations)", (long long)c->pruned,
+                (long long)c->bound_evals);
     fprintf(f, "\n  infeasible:");
     for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
         if (c->infeasible[i] > 0)
@@ -511,8 +521,8 @@ static int run(int argc, char **argv)
                            "(`sax eval` evaluates a single configuration)",
                            a.config);
     if (st == SAX_OK)
-        st = sax_search_create(&cfg.space, cfg.has_candidate ? &cfg.candidate : NULL, cfg.scenarios, cfg.n_scenarios,
-                               &s, &err);
+        st = sax_search_create(&cfg.space, cfg.has_candidate ? &cfg.candidate : NULL, cfg.scenarios,
+                               cfg.n_scenarios, &s, &err);
     if (st == SAX_OK)
         st = sax_reduce_create(s, a.top_k, &acc, &err);
     if ((st = agree(comm, st, &err, rank == 0)) != SAX_OK)
@@ -531,10 +541,11 @@ static int run(int argc, char **argv)
         if (st == SAX_OK && a.resume) {
             st = sax_checkpoint_load(ckpt, hash, &elapsed_before, &done, acc, &err);
         } else if (st == SAX_OK && !a.force && access(ckpt, F_OK) == 0) {
-            st = sax_error_set(&err, SAX_ERR_INPUT,
-                               "%s: a checkpoint of an interrupted sweep exists; continue it with --resume, or "
-                               "pass --force to start again",
-                               ckpt);
+            st = sax_error_set(
+                &err, SAX_ERR_INPUT,
+                "%s: a checkpoint of an interrupted sweep exists; continue it with --resume, or "
+                "pass --force to start again",
+                ckpt);
         }
     }
     if ((st = agree(comm, st, &err, true)) != SAX_OK)
@@ -547,7 +558,9 @@ static int run(int argc, char **argv)
         .stop = &stop_flag,
         .progress = on_progress,
         .progress_ctx = &prog,
-        .progress_interval_s = a.progress_s > 0 ? a.progress_s : prog.tty ? 0.25 : 5.0,
+        .progress_interval_s = a.progress_s > 0 ? a.progress_s
+                               : prog.tty       ? 0.25
+                                                : 5.0,
     };
     if (a.store != SAX_STORE_NONE) {
         o.on_chunk = rows_chunk;
@@ -568,7 +581,8 @@ static int run(int argc, char **argv)
     if (sweep_st != SAX_OK && sweep_st != SAX_ERR_INTERRUPTED)
         st = sweep_st;
     if (rows.failed)
-        st = sax_error_set(&err, SAX_ERR_NOMEM, "out of memory keeping %lld rows for --store", (long long)rows.n);
+        st = sax_error_set(&err, SAX_ERR_NOMEM, "out of memory keeping %lld rows for --store",
+                           (long long)rows.n);
     if ((st = agree(comm, st, &err, true)) != SAX_OK)
         goto out;
     if ((st = agree(comm, sax_comm_allreduce(comm, acc, &err), &err, rank == 0)) != SAX_OK)
@@ -581,7 +595,8 @@ static int run(int argc, char **argv)
                 fprintf(stderr,
                         "sax sweep: interrupted after %lld of %lld candidates; progress saved in %s\n"
                         "sax sweep: continue with: sax sweep %s -o %s --resume\n",
-                        (long long)sax_ranges_total(&done), (long long)sax_search_size(s), ckpt, a.config, a.out);
+                        (long long)sax_ranges_total(&done), (long long)sax_search_size(s), ckpt, a.config,
+                        a.out);
         }
         st = agree(comm, st, &err, true);
         if (st == SAX_OK)
@@ -592,7 +607,8 @@ static int run(int argc, char **argv)
     hosts = host_list(comm);
     cmdline = join_args(argc, argv);
     bool ok = hosts != NULL && cmdline != NULL && flatten(s, acc, &flat);
-    if ((st = agree(comm, ok ? SAX_OK : sax_error_set(&err, SAX_ERR_NOMEM, "out of memory"), &err, true)) != SAX_OK)
+    if ((st = agree(comm, ok ? SAX_OK : sax_error_set(&err, SAX_ERR_NOMEM, "out of memory"), &err, true)) !=
+        SAX_OK)
         goto out;
     const sax_counts_t *c = sax_reduce_counts_const(acc);
     sax_results_t res = {
@@ -623,17 +639,19 @@ static int run(int argc, char **argv)
         .baseline_best = flat.baseline,
     };
     memcpy(res.infeasible, c->infeasible, sizeof res.infeasible);
-    st = sax_results_write(comm, a.out, &res, rows.rows, rows.n, rows.runs, rows.n_runs, a.force || a.resume, &err);
+    st = sax_results_write(comm, a.out, &res, rows.rows, rows.n, rows.runs, rows.n_runs, a.force || a.resume,
+                           &err);
     if ((st = agree(comm, st, &err, rank == 0)) != SAX_OK)
         goto out;
     if (rank == 0) {
         if (a.resume)
             remove(ckpt);
         if (c->bound_violations > 0)
-            fprintf(stderr,
-                    "sax sweep: warning: %lld candidates were faster than the pruned search's lower bound; the "
-                    "model broke an assumption of the bound (docs/sweep.md): rerun with --search exhaustive\n",
-                    (long long)c->bound_violations);
+            fprintf(
+                stderr,
+                "sax sweep: warning: %lld candidates were faster than the pruned search's lower bound; the "
+                "model broke an assumption of the bound (docs/sweep.md): rerun with --search exhaustive\n",
+                (long long)c->bound_violations);
         if (a.json)
             print_json(stdout, &cfg, s, acc, c, elapsed, size, a.pruned, a.out);
         else

@@ -73,7 +73,8 @@ static sax_reduce_t *serial_reference(const sax_search_t *s)
             continue;
         }
         sax_result_t res;
-        assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res), SAX_OK);
+        assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res),
+                         SAX_OK);
         assert_int_equal(sax_reduce_add(r, &cur, &res), SAX_OK);
     }
     free(scratch);
@@ -205,7 +206,8 @@ static void test_bound_is_admissible(void **state)
             assert_true(net <= transport);
         }
         sax_result_t res;
-        assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res), SAX_OK);
+        assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res),
+                         SAX_OK);
         if (!res.feasible)
             continue;
         assert_true(net > 0.0);

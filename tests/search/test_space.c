@@ -164,8 +164,11 @@ static void test_gqa_rule(void **state)
     const struct {
         int heads, kv, tp_index;
         sax_skip_t expect;
-    } cases[] = {{12, 4, 0, SAX_SKIP_NONE}, {12, 4, 1, SAX_SKIP_NONE}, {12, 4, 2, SAX_SKIP_HEADS},
-                 {16, 2, 2, SAX_SKIP_NONE}, {16, 6, 1, SAX_SKIP_HEADS}};
+    } cases[] = {{12, 4, 0, SAX_SKIP_NONE},
+                 {12, 4, 1, SAX_SKIP_NONE},
+                 {12, 4, 2, SAX_SKIP_HEADS},
+                 {16, 2, 2, SAX_SKIP_NONE},
+                 {16, 6, 1, SAX_SKIP_HEADS}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         p.model.heads = cases[i].heads;
         p.model.kv_heads = cases[i].kv;
@@ -249,7 +252,7 @@ static void test_subtrees_and_baselines(void **state)
     /* the block below vpp (position 7) is 8 long: 0..7 */
     assert_int_equal(sax_search_block_end(s, &cur, 8), 8);
     assert_int_equal(sax_search_block_size(s, 8), 8);
-    assert_true(sax_search_matches_baseline(s, &cur, 0));          /* roce-sr, 1 connection */
+    assert_true(sax_search_matches_baseline(s, &cur, 0)); /* roce-sr, 1 connection */
     assert_true(sax_search_block_may_match_baseline(s, &cur, 0, SAX_SEARCH_TRANSPORT_POS));
     sax_search_seek(s, 5, &cur); /* 4 connections */
     assert_false(sax_search_is_block_start(&cur, SAX_SEARCH_TRANSPORT_POS));
@@ -296,9 +299,9 @@ static void test_bad_spaces(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sizes_and_decoding), cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_sizes_and_decoding),  cmocka_unit_test(test_checks),
         cmocka_unit_test(test_count_valid_by_hand), cmocka_unit_test(test_gqa_rule),
-        cmocka_unit_test(test_move_matches_seek),  cmocka_unit_test(test_subtrees_and_baselines),
+        cmocka_unit_test(test_move_matches_seek),   cmocka_unit_test(test_subtrees_and_baselines),
         cmocka_unit_test(test_bad_spaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
