@@ -217,6 +217,40 @@ static void test_lsq_dependent_columns(void **state)
 
 /* ---- alpha-beta per tier -------------------------------------------------------------------- */
 
+/* The coefficients the fit uses reproduce the model's own collective times (model/collective.c),
+ * so a fitted (alpha, B) means in the model what it meant in the fit. */
+static void test_coll_coefficients_match_model(void **state)
+{
+    (void)state;
+    const int ns[4] = {2, 8, 16, 96};
+    const double alpha = 3.7e-6, bw = 41e9;
+    for (int i = 0; i < 4; i++)
+        for (double size = 1024.0; size < 4e9; size *= 37.0) {
+            int n = ns[i];
+            double a, b;
+            sax_error_t err = {{0}};
+            assert_int_equal(
+                sax_coll_coefficients(SAX_COLL_ALL_REDUCE, SAX_ALGORITHM_RING, n, size, &a, &b, &err),
+                SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - sax_ring_allreduce_s(n, size, alpha, bw)) < 1e-12);
+            assert_int_equal(
+                sax_coll_coefficients(SAX_COLL_ALL_REDUCE, SAX_ALGORITHM_TREE, n, size, &a, &b, &err),
+                SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - sax_tree_allreduce_s(n, size, alpha, bw)) < 1e-12);
+            assert_int_equal(
+                sax_coll_coefficients(SAX_COLL_ALL_GATHER, SAX_ALGORITHM_RING, n, size, &a, &b, &err),
+                SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - sax_ring_gather_s(n, size, alpha, bw)) < 1e-12);
+            assert_int_equal(
+                sax_coll_coefficients(SAX_COLL_REDUCE_SCATTER, SAX_ALGORITHM_RING, n, size, &a, &b, &err),
+                SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - sax_ring_gather_s(n, size, alpha, bw)) < 1e-12);
+            assert_int_equal(
+                sax_coll_coefficients(SAX_COLL_ALLTOALL, SAX_ALGORITHM_RING, n, size, &a, &b, &err), SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - sax_alltoall_s(n, size, alpha, bw)) < 1e-12);
+        }
+}
+
 static void test_coll_exact_recovery(void **state)
 {
     (void)state;
@@ -562,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_lsq_noisy_line_standard_errors),
         cmocka_unit_test(test_lsq_lower_bound),
         cmocka_unit_test(test_lsq_dependent_columns),
+        cmocka_unit_test(test_coll_coefficients_match_model),
         cmocka_unit_test(test_coll_exact_recovery),
         cmocka_unit_test(test_coll_recovery_from_generated_text),
         cmocka_unit_test(test_coll_hand_written_samples),
