@@ -221,7 +221,7 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
                     }
                     char title[640], label[512];
                     sax_report_scenario_label(&d, s, label, sizeof label);
-                    snprintf(title, sizeof title, "Pareto front, scenario %d (%s)", s, label);
+                    snprintf(title, sizeof title, "scenario %d: %s", s, label);
                     st = sax_plot_front(svg, title, sax_pareto_objective_name(ox), objective_unit(ox),
                                         sax_pareto_objective_name(oy), objective_unit(oy), x, y, n, front, nf, k == 2,
                                         err);

@@ -444,10 +444,14 @@ sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const
         free(fy);
         return nomem(err);
     }
+    /* Outliers (a candidate 100x slower) would squash the front: log axes for positive data
+     * spanning more than a factor 20. */
+    bool xlog = xmin > 0 && xmax / xmin > 20, ylog = ymin > 0 && ymax / ymin > 20;
     sax_svg_t s;
-    sax_svg_begin(&s, f, 900, 560, title);
-    sax_svg_area(&s, 90, 50, 640, 480);
-    sax_svg_range(&s, xmin, xmax, false, ymin, ymax, false);
+    sax_svg_begin(&s, f, 900, 580, "Pareto front");
+    sax_svg_subtitle(&s, title);
+    sax_svg_area(&s, 90, 64, 640, 500);
+    sax_svg_range(&s, xmin, xmax, xlog, ymin, ymax, ylog);
     sax_svg_axes(&s, xl, xs, yl, ys);
     int64_t step = n > MAX_CLOUD ? (n + MAX_CLOUD - 1) / MAX_CLOUD : 1;
     fputs("<g opacity=\"0.55\">\n", f);
@@ -467,7 +471,7 @@ sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const
     snprintf(fl, sizeof fl, "Pareto front (%lld)", (long long)n_front);
     sax_svg_legend_t leg[2] = {{cl, "#b0b0b0", SAX_MARK_CIRCLE, false},
                                {fl, sax_svg_color(0), staircase ? -1 : SAX_MARK_CIRCLE, false}};
-    sax_svg_legend(&s, 655, 50, leg, 2);
+    sax_svg_legend(&s, 655, 64, leg, 2);
     sax_svg_end(&s);
     free(fx);
     free(fy);
