@@ -35,6 +35,7 @@ typedef struct {
     sax_scratch_t *scratch;
     sax_search_cursor_t cur;
     double bound[2]; /* lower bounds of the current NET and TRANSPORT blocks (pruned search), or 0 */
+    sax_error_t *err;
 } worker_t;
 
 static bool stop_requested(const sax_sweep_opts_t *o) { return o->stop != NULL && *o->stop != 0; }
@@ -91,12 +92,13 @@ static sax_status_t run_range(worker_t *w, int64_t lo, int64_t hi)
             sax_status_t st =
                 sax_model_eval(sax_search_problem(s, cur->scenario), &cur->candidate, w->scratch, &res);
             if (st != SAX_OK)
-                return st;
+                return sax_error_set(w->err, st, "the cost model rejected candidate %lld of scenario %d: %s",
+                                     (long long)cur->index, (int)cur->scenario, sax_status_message(st));
             if (res.feasible && res.iteration_time_s < fmax(w->bound[0], w->bound[1]))
                 sax_reduce_counts(w->acc)->bound_violations++;
             st = sax_reduce_add(w->acc, cur, &res);
             if (st != SAX_OK)
-                return st;
+                return sax_error_set(w->err, st, "out of memory growing a Pareto front");
             if (w->o->on_row != NULL) {
                 sax_record_t rec;
                 rec.index = cur->index;
@@ -155,7 +157,8 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, worke
     int64_t total = sax_search_size(w->s);
     int64_t todo = total - sax_ranges_total(done);
     plan_t plan = {.done = done, .pos = 0, .total = total, .chunk = chunk_size(o, todo, size)};
-    sax_status_t st = SAX_OK;
+    sax_status_t st = SAX_OK;      /* MPI failures: give up */
+    sax_status_t work_st = SAX_OK; /* other failures: stop handing out work, let the workers leave */
     bool stopping = false;
     int active = size - 1;
     int64_t own_lo = 0, own_hi = 0, own_pos = 0; /* rank 0's own chunk and progress in it */
@@ -185,9 +188,9 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, worke
                 st = mpi_error(err, rc, "MPI_Recv");
                 break;
             }
-            if (req.lo >= 0 && sax_ranges_add(done, req.lo, req.hi) != SAX_OK) {
-                st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory recording finished chunks");
-                break;
+            if (req.lo >= 0 && sax_ranges_add(done, req.lo, req.hi) != SAX_OK && work_st == SAX_OK) {
+                work_st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory recording finished chunks");
+                stopping = true;
             }
             if (req.flags & REQ_STOP)
                 stopping = true;
@@ -218,12 +221,18 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, worke
         }
         if (own_open) {
             int64_t end = own_hi - own_pos > MASTER_SLICE ? own_pos + MASTER_SLICE : own_hi;
-            st = run_range(w, own_pos, end);
-            own_pos = end;
-            if (own_pos == own_hi || stopping) {
-                if (sax_ranges_add(done, own_lo, own_pos) != SAX_OK)
-                    st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory recording finished chunks");
+            sax_status_t rs = run_range(w, own_pos, end);
+            if (rs == SAX_OK)
+                own_pos = end;
+            if (rs == SAX_OK && (own_pos == own_hi || stopping) &&
+                sax_ranges_add(done, own_lo, own_pos) != SAX_OK)
+                rs = sax_error_set(err, SAX_ERR_NOMEM, "out of memory recording finished chunks");
+            if (rs != SAX_OK || own_pos == own_hi || stopping)
                 own_open = false;
+            if (rs != SAX_OK &&
+                work_st == SAX_OK) { /* stop everyone, but serve the workers until they leave */
+                work_st = rs;
+                stopping = true;
             }
         } else if (active == 0) {
             break;
@@ -238,6 +247,8 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, worke
     if (o->progress != NULL && st == SAX_OK)
         o->progress(o->progress_ctx, sax_ranges_total(done), total, sax_ranges_total(done) - done_before,
                     MPI_Wtime() - t0, true);
+    if (st == SAX_OK)
+        st = work_st;
     if (st == SAX_OK && stopping && sax_ranges_total(done) < total)
         st = SAX_ERR_INTERRUPTED;
     return st;
@@ -257,7 +268,7 @@ static sax_status_t worker(MPI_Comm comm, MPI_Datatype msg_type, worker_t *w, sa
     while (cur.lo >= 0) {
         /* ask for the next chunk now, so that the answer arrives while this one runs */
         req = finished;
-        req.flags = stop_requested(o) ? REQ_STOP : 0;
+        req.flags = stop_requested(o) || st != SAX_OK ? REQ_STOP : 0;
         rc = MPI_Send(&req, 1, msg_type, 0, TAG_REQUEST, comm);
         if (rc != MPI_SUCCESS)
             return mpi_error(err, rc, "MPI_Send of a work request");
@@ -265,7 +276,10 @@ static sax_status_t worker(MPI_Comm comm, MPI_Datatype msg_type, worker_t *w, sa
             o->on_chunk(o->row_ctx, cur.lo, cur.hi);
         if (st == SAX_OK)
             st = run_range(w, cur.lo, cur.hi);
-        finished = cur;
+        if (st == SAX_OK)
+            finished = cur;
+        else
+            finished.lo = finished.hi = -1; /* not done: never reported as such */
         rc = MPI_Recv(&next, 1, msg_type, 0, TAG_WORK, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return mpi_error(err, rc, "MPI_Recv of a work chunk");
@@ -286,7 +300,7 @@ sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_swee
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    worker_t w = {.s = s, .o = o, .acc = acc};
+    worker_t w = {.s = s, .o = o, .acc = acc, .err = err};
     w.scratch = malloc(sax_scratch_size() + 1);
     sax_status_t st = SAX_OK;
     if (w.scratch == NULL)
