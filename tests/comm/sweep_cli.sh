@@ -52,6 +52,21 @@ for s in d["scenarios"]:
 PYEOF
 check "sweep --json has the contract's summary" test $? -eq 0
 
+# bad usage and bad input: exit 2 with a message naming the problem
+"$SAX" sweep "$campus" > /dev/null 2> usage.err
+check "sweep without -o exits 2" test $? -eq 2
+check "the message asks for -o" grep -q -- "-o RESULTS.h5" usage.err
+"$SAX" sweep "$campus" -o x.h5 --search greedy > /dev/null 2> usage.err
+check "an unknown --search exits 2" test $? -eq 2
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["space"]; json.dump(d, open("nospace.json", "w"))' \
+    "$campus"
+"$SAX" sweep nospace.json -o x.h5 > /dev/null 2> nospace.err
+check "a configuration without space exits 2" test $? -eq 2
+check "the message names the missing section" grep -q '"space"' nospace.err
+"$SAX" space nospace.json > /dev/null 2> /dev/null
+check "sax space without space exits 2" test $? -eq 2
+check "no results file after bad input" test ! -e x.h5
+
 "$SAX" sweep "$campus" -o one.h5 > /dev/null 2> exists.err
 check "an existing results file is refused with exit 2" test $? -eq 2
 
