@@ -62,6 +62,9 @@ static sax_status_t parse_preset_section(cf_ctx_t *ctx, const cJSON *item, const
         return cf_fail(ctx, "expected a %s preset (%s) or an object, found %s", k->what, names, found);
     }
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(item, "preset");
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(item, "name");
+    if (p == NULL && k == &gpu_presets && cJSON_IsString(nm)) /* a named GPU type: its fitted efficiencies */
+        sax_preset_gpu_calibration(nm->valuestring, base);
     if (p != NULL) {
         memcpy(base, fresh, size);
         *replaced = true;

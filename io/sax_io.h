@@ -38,10 +38,14 @@ void sax_units_format(double si, sax_unit_kind_t kind, char *buf, size_t n);
 
 /* Built-in presets (io/presets.c). `*_find` overwrite the preset's fields of `out` and return
  * false for an unknown name (leaving `out` untouched). A GPU preset sets name, peak FLOP/s, HBM
- * capacity and bandwidth; the efficiency parameters keep the model's defaults. */
+ * capacity and bandwidth, and the preset's fitted efficiency parameters. */
 int sax_preset_gpu_count(void);
 const char *sax_preset_gpu_name(int i);
 bool sax_preset_gpu_find(const char *name, sax_gpu_t *out);
+/* Only the fitted efficiency parameters of a GPU preset (gemm_eff_max, gemm_eff_half_ai, mem_eff):
+ * a GPU object without "preset" whose "name" is a preset's takes them, so that {"name": "H100",
+ * "peak_flops": ...} is modelled as an H100. False for an unknown name. */
+bool sax_preset_gpu_calibration(const char *name, sax_gpu_t *out);
 int sax_preset_model_count(void);
 const char *sax_preset_model_name(int i);
 bool sax_preset_model_find(const char *name, sax_model_desc_t *out);

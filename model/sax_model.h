@@ -132,8 +132,8 @@ typedef struct {
     double tp_overlap;            /* fraction of TP/CP traffic hidden behind GEMMs, 0..1 */
     bool flash_attention;         /* fused attention (no score matrix in HBM); false: Megatron 2021's
                                      unfused softmax. Config key training.flash_attention */
-    double grad_reduce_bytes;     /* bytes per gradient element reduced across DP: 4 (fp32) or 2
-                                     (bf16). Config key training.grad_reduce: "fp32" | "bf16" */
+    double grad_reduce_bytes;     /* bytes per gradient element reduced across DP: 2 (bf16) or 4
+                                     (fp32). Config key training.grad_reduce_bytes */
 } sax_training_t;
 
 /* ---- the hardware ------------------------------------------------------------------------- */

@@ -71,11 +71,12 @@ static void test_contract_eval(void **state)
     assert_int_equal(p->cluster.n_sites, 1);
     assert_int_equal(p->cluster.sites[0].gpus, 1024);
     assert_int_equal(p->cluster.n_links, 0);
-    /* the file sets no efficiency: the model's defaults stand */
+    /* the file sets no efficiency; a GPU object named "A100" is modelled as the A100 preset */
     sax_gpu_t gd;
     memset(&gd, 0, sizeof gd);
-    sax_gpu_set_defaults(&gd);
+    assert_true(sax_preset_gpu_calibration("A100", &gd));
     assert_true(p->cluster.gpu.gemm_eff_max == gd.gemm_eff_max);
+    assert_true(p->cluster.gpu.mem_eff == gd.mem_eff);
     assert_true(p->cluster.sites[0].gpu.hbm_bytes == 80 * GIB); /* the site inherits the cluster's GPU */
 
     assert_true(cfg.has_candidate);

@@ -1,0 +1,55 @@
+/* test_validation.c - accuracy against published measured runs (../shared/validation): the mean
+ * absolute error of iteration time at most 10 % and no case beyond 25 % (issue "cost model"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sax_io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void test_published_runs(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0;
+    sax_error_t err = {{0}};
+    const char *path = SAX_SHARED "/validation/published-calibration.json";
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        skip(); /* ../shared is beside every checkout of the project; without it there is no data */
+    fclose(f);
+    assert_int_equal(sax_dataset_load(path, &cases, &n, &err), SAX_OK);
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    double sum = 0.0, worst = 0.0;
+    for (int i = 0; i < n; i++) {
+        sax_result_t r;
+        assert_int_equal(sax_model_eval(&cases[i].config.problem, &cases[i].config.candidate, scratch, &r), SAX_OK);
+        if (!r.feasible)
+            fail_msg("%s: infeasible (%s)", cases[i].name, sax_infeasible_names[r.reason]);
+        double e = fabs(r.iteration_time_s - cases[i].measured_s) / cases[i].measured_s;
+        printf("%-28s measured %9.4f s predicted %9.4f s error %5.1f %%\n", cases[i].name, cases[i].measured_s,
+               r.iteration_time_s, 100 * e);
+        sum += e;
+        worst = fmax(worst, e);
+    }
+    printf("mean %.2f %%, max %.2f %%\n", 100 * sum / n, 100 * worst);
+    free(scratch);
+    sax_dataset_free(cases, n);
+    assert_true(n >= 31);
+    assert_true(sum / n <= 0.10);
+    assert_true(worst <= 0.25);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_published_runs)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
