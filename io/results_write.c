@@ -145,15 +145,31 @@ done:
     return st;
 }
 
+/* Collective. Rank 0 allocates `n` elements of `size` bytes (the other ranks write nothing and
+ * get a small dummy buffer); every rank learns whether that worked, so that a failure on rank 0
+ * never leaves the others waiting in a collective call. */
+static sax_status_t rank0_buffer(writer_t *w, int64_t n, size_t size, const char *name, void **buf)
+{
+    *buf = calloc(w->rank == 0 && n > 0 ? (size_t)n : 1, w->rank == 0 ? size : sizeof(double));
+    int ok = *buf != NULL, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, w->comm);
+    if (all_ok)
+        return SAX_OK;
+    free(*buf);
+    *buf = NULL;
+    return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for %s", name);
+}
+
 static sax_status_t write_records(writer_t *w, const char *name, const sax_record_t *recs, int64_t n,
                                   const char *description)
 {
-    sax_row_t *rows = calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
-    if (!rows)
-        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for %s", name);
-    for (int64_t i = 0; i < n; i++)
+    sax_row_t *rows;
+    sax_status_t st = rank0_buffer(w, n, sizeof *rows, name, (void **)&rows);
+    if (st != SAX_OK)
+        return st;
+    for (int64_t i = 0; w->rank == 0 && i < n; i++)
         sax_results_row_from_record(w->res->space, &recs[i], &rows[i]);
-    sax_status_t st = write_small(w, w->file, name, w->t.row_t, n, rows, description, NULL);
+    st = write_small(w, w->file, name, w->t.row_t, n, rows, description, NULL);
     free(rows);
     return st;
 }
@@ -227,10 +243,11 @@ static sax_status_t write_scenarios(writer_t *w)
     const sax_results_t *r = w->res;
     int nv = r->space->n_scenario_vars;
     size_t esize = sizeof(int64_t) + (size_t)nv * sizeof(double);
-    unsigned char *buf = calloc(r->n_scenarios > 0 ? (size_t)r->n_scenarios : 1, esize);
-    if (!buf)
-        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for the scenarios");
-    for (int s = 0; s < r->n_scenarios; s++) {
+    unsigned char *buf;
+    sax_status_t st0 = rank0_buffer(w, r->n_scenarios, esize, "the scenarios", (void **)&buf);
+    if (st0 != SAX_OK)
+        return st0;
+    for (int s = 0; w->rank == 0 && s < r->n_scenarios; s++) {
         int64_t idx = s;
         memcpy(buf + (size_t)s * esize, &idx, sizeof idx);
         if (nv > 0)
@@ -301,10 +318,10 @@ static sax_status_t write_reductions(writer_t *w)
         return st;
 
     int64_t nb = r->n_bpv;
-    sax_bpv_row_t *bpv = calloc(nb > 0 ? (size_t)nb : 1, sizeof *bpv);
-    if (!bpv)
-        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for best_per_value");
-    for (int64_t i = 0; i < nb; i++) {
+    sax_bpv_row_t *bpv;
+    if ((st = rank0_buffer(w, nb, sizeof *bpv, "best_per_value", (void **)&bpv)) != SAX_OK)
+        return st;
+    for (int64_t i = 0; w->rank == 0 && i < nb; i++) {
         sax_results_row_from_record(r->space, &r->best_per_value[i], &bpv[i].row);
         bpv[i].bpv_key = r->bpv_key[i];
         bpv[i].bpv_value = r->bpv_value[i];
@@ -317,10 +334,10 @@ static sax_status_t write_reductions(writer_t *w)
         return st;
 
     int64_t nbl = (int64_t)r->n_scenarios * r->space->n_baselines;
-    sax_baseline_row_t *bl = calloc(nbl > 0 ? (size_t)nbl : 1, sizeof *bl);
-    if (!bl)
-        return sax_error_set(w->err, SAX_ERR_NOMEM, "writing results: no memory for baseline_best");
-    for (int64_t i = 0; i < nbl; i++) {
+    sax_baseline_row_t *bl;
+    if ((st = rank0_buffer(w, nbl, sizeof *bl, "baseline_best", (void **)&bl)) != SAX_OK)
+        return st;
+    for (int64_t i = 0; w->rank == 0 && i < nbl; i++) {
         sax_results_row_from_record(r->space, &r->baseline_best[i], &bl[i].row);
         bl[i].row.scenario = (int32_t)(i / r->space->n_baselines);
         bl[i].baseline = (int32_t)(i % r->space->n_baselines);
@@ -635,11 +652,24 @@ static sax_status_t write_provenance(writer_t *w)
 }
 
 /* Collective: every rank takes rank 0's provenance (times and host lists may differ per rank, and
- * HDF5 attributes must be written with identical values everywhere). `*owned` holds the strings. */
+ * HDF5 attributes must be written with identical values everywhere), space and reduction sizes.
+ * `*owned` holds the strings. */
 static sax_status_t share_provenance(MPI_Comm comm, int rank, const sax_results_t *in, sax_results_t *out,
-                                     char **owned, sax_error_t *err)
+                                     sax_space_desc_t *space, char **owned, sax_error_t *err)
 {
     *out = *in;
+    /* The space and the sizes of the reductions decide the file's types and shapes: rank 0's. */
+    if (rank == 0)
+        *space = *in->space;
+    MPI_Bcast(space, (int)sizeof *space, MPI_BYTE, 0, comm);
+    out->space = space;
+    int64_t sizes[5] = {in->n_scenarios, in->n_top, in->n_pareto, in->n_bpv, in->top_k};
+    MPI_Bcast(sizes, 5, MPI_INT64_T, 0, comm);
+    out->n_scenarios = (int)sizes[0];
+    out->n_top = sizes[1];
+    out->n_pareto = sizes[2];
+    out->n_bpv = sizes[3];
+    out->top_k = (int)sizes[4];
     const char **strs[] = {&out->config_json, &out->version,  &out->git_revision,
                            &out->command_line, &out->hosts, &out->pareto_objectives};
     enum { N = sizeof strs / sizeof strs[0] };
@@ -770,12 +800,16 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     MPI_Bcast(&plan, (int)sizeof plan, MPI_BYTE, 0, comm);
     if (plan.status != SAX_OK)
         return sax_error_set(err, (sax_status_t)plan.status, "%s", plan.msg);
-    if (!valid_input(res, my_rows, n_my_rows))
-        return sax_error_set(err, SAX_ERR_INTERNAL, "writing results: incomplete results given on rank %d", w.rank);
+    /* Ranks other than 0 contribute only their rows (and agree on the outcome below). */
+    int rows_ok = res != NULL && n_my_rows >= 0 && (n_my_rows == 0 || my_rows != NULL), all_rows_ok = 0;
+    MPI_Allreduce(&rows_ok, &all_rows_ok, 1, MPI_INT, MPI_LAND, comm);
+    if (!all_rows_ok)
+        return sax_error_set(err, SAX_ERR_INTERNAL, "writing results: invalid rows given to some rank");
 
     sax_results_t shared;
+    sax_space_desc_t shared_space;
     char *shared_strings = NULL;
-    sax_status_t st = share_provenance(comm, w.rank, res, &shared, &shared_strings, err);
+    sax_status_t st = share_provenance(comm, w.rank, res, &shared, &shared_space, &shared_strings, err);
     if (st != SAX_OK)
         return st;
     res = w.res = &shared;

@@ -117,10 +117,10 @@ typedef enum { SAX_STORE_LIST(SAX_ENUM_MEMBER) SAX_STORE_COUNT } sax_store_t;
 #undef SAX_ENUM_MEMBER
 extern const char *const sax_store_names[SAX_STORE_COUNT];
 
-/* Everything a sweep hands to the writer. Pointers are borrowed. The space and the reductions
- * (best, top, pareto, best_per_value, baseline_best) must be identical on every rank; the
- * provenance (strings, times, counts) is taken from rank 0. Rows that stand for "no feasible
- * candidate" have index -1. Record arrays are sorted as stated. */
+/* Everything a sweep hands to the writer. Pointers are borrowed. The writer reads all of it on
+ * rank 0 only (provenance, space, scenarios, reductions) and shares what the other ranks need;
+ * other ranks must pass a non-NULL `res` but its fields are ignored. Rows that stand for "no
+ * feasible candidate" have index -1. Record arrays are sorted as stated. */
 typedef struct {
     /* provenance (root attributes) */
     const char *config_json;  /* effective configuration as JSON */
@@ -154,8 +154,8 @@ typedef struct {
     const sax_record_t *baseline_best; /* n_scenarios x space->n_baselines, row-major */
 } sax_results_t;
 
-/* Collective over `comm`: every rank calls it with the same `res` and `path`, and its own rows
- * (`my_rows`, n_my_rows >= 0), which go to /rows when res->store != SAX_STORE_NONE.
+/* Collective over `comm`: every rank calls it with the same `path`, `res` (see above) and its own
+ * rows (`my_rows`, n_my_rows >= 0), which go to /rows when rank 0's res->store != SAX_STORE_NONE.
  * /rows is ordered by (scenario, index) whatever the number of ranks, provided each rank's rows
  * come as runs: `my_run_len[0..n_my_runs)` split my_rows into consecutive runs, each sorted by
  * (scenario, index) and not interleaving with any other run on any rank (for example one run per
