@@ -161,6 +161,30 @@ static int target_find(const cal_state_t *st, const char *name)
     return -1;
 }
 
+/* A measurement of a level must cross it and stay inside it: more GPUs than the unit inside (the
+ * scale-up domain or the previous tier), at most the GPUs of one unit of the level. */
+static sax_status_t check_span(const cal_state_t *st, const cal_target_t *t, const sax_coll_measurement_t *m,
+                               const char *file, const char *path, sax_error_t *err)
+{
+    const sax_cluster_t *c = &st->config.problem.cluster;
+    if (t->kind == CAL_TARGET_SCALE_UP && m->gpus > c->scale_up.size)
+        return sax_error_set(err, SAX_ERR_INPUT,
+                             "%s: %s.gpus: %d GPUs do not fit in one scale-up domain of %d GPUs "
+                             "(cluster.scale_up.size of %s); a collective across more GPUs measures a tier",
+                             file, path, m->gpus, c->scale_up.size, st->opts->config_path);
+    if (t->kind == CAL_TARGET_TIER) {
+        int inner = t->index == 0 ? c->scale_up.size : c->tiers[t->index - 1].gpus;
+        int outer = c->tiers[t->index].gpus;
+        if (m->gpus <= inner || m->gpus > outer)
+            return sax_error_set(
+                err, SAX_ERR_INPUT,
+                "%s: %s.gpus: expected a collective across tier \"%s\" to span more than one unit inside it "
+                "(%d GPUs) and at most one unit of it (%d GPUs), found %d GPUs",
+                file, path, t->name, inner, outer, m->gpus);
+    }
+    return SAX_OK;
+}
+
 static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_coll_measurement_t **out,
                                       int **target_of, int *n_out, sax_error_t *err)
 {
@@ -247,6 +271,8 @@ static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_col
             break;
         }
         cal_target_t *t = &st->targets[tg[i]];
+        if ((s = check_span(st, t, mi, file, path, err)) != SAX_OK)
+            break;
         if (t->kind == CAL_TARGET_LINK && t->n_measurements > 0 && t->flows != mi->flows) {
             s = sax_error_set(
                 err, SAX_ERR_INPUT,
@@ -397,8 +423,9 @@ static sax_status_t fit_gemms(cal_state_t *st, const cJSON *arr, sax_error_t *er
         st->gpus[k].gemm_fitted = s == SAX_OK;
     }
 done:
-    free(g);
-    free(gpu_of);
+    st->gemm_rows = g; /* freed with the state, for the report */
+    st->gemm_gpu = gpu_of;
+    st->n_gemm_rows = g != NULL && gpu_of != NULL ? n : 0;
     free(sub);
     return s;
 }
@@ -682,6 +709,17 @@ static void measurement_errors(const cal_target_t *t, const sax_coll_measurement
     *rms = n > 0 ? sqrt(ss / n) : 0.0;
 }
 
+/* A GEMM row's time under the fitted curve of its GPU. */
+static double gemm_fitted_s(const cal_state_t *st, int row)
+{
+    const cal_gpu_t *cg = &st->gpus[st->gemm_gpu[row]];
+    sax_gpu_t g = cg->gpu;
+    g.gemm_eff_max = cg->gemm.eff_max;
+    g.gemm_eff_half_ai = cg->gemm.half_ai;
+    const sax_gemm_measurement_t *r = &st->gemm_rows[row];
+    return sax_gemm_time_s(&g, r->m, r->n, r->k, r->precision);
+}
+
 static void print_text(const cal_state_t *st, const sax_coll_measurement_t *m, const int *target_of, int nm,
                        const holdout_t *h, FILE *out)
 {
@@ -715,6 +753,14 @@ static void print_text(const cal_state_t *st, const sax_coll_measurement_t *m, c
             fprintf(out, "    %-16s %-14s %4d GPUs %-5s rms %6.2f%%  max %6.2f%%  %s\n", m[i].label,
                     sax_coll_op_names[m[i].op], m[i].gpus, sax_algorithm_names[m[i].algorithm], 100.0 * rms,
                     100.0 * mx, m[i].path);
+            int wrong = 0;
+            for (int r = 0; r < m[i].table.n_rows; r++)
+                wrong += m[i].table.rows[r].wrong[0] > 0.0 || m[i].table.rows[r].wrong[1] > 0.0;
+            if (wrong > 0)
+                fprintf(out,
+                        "    %-16s warning: %d rows report wrong elements (#wrong > 0): a data corruption; "
+                        "their times are still used\n",
+                        "", wrong);
         }
     }
     bool gemm_any = false;
@@ -733,6 +779,15 @@ static void print_text(const cal_state_t *st, const sax_coll_measurement_t *m, c
                     cg->gemm.points, 100.0 * cg->gemm.rms_rel_error, cg->gemm.condition,
                     cg->gemm.eff_max_at_bound ? "  faster than the configured peak: eff_max held at 1" : "",
                     cg->gemm.half_ai_at_bound ? "  half_ai held at 0" : "");
+        }
+        fprintf(out, "  residuals per measurement:\n");
+        for (int i = 0; i < st->n_gemm_rows; i++) {
+            const sax_gemm_measurement_t *r = &st->gemm_rows[i];
+            double fit = gemm_fitted_s(st, i);
+            fprintf(out,
+                    "    %-10s %-8s %6.0f x %6.0f x %6.0f %-4s measured %10.4g s  fitted %10.4g s  %7.2f%%\n",
+                    r->label, st->gpus[st->gemm_gpu[i]].name, r->m, r->n, r->k,
+                    sax_precision_names[r->precision], r->time_s, fit, 100.0 * (fit / r->time_s - 1.0));
         }
     }
     if (st->run_fitted) {
@@ -827,6 +882,23 @@ static void print_json(const cal_state_t *st, const sax_coll_measurement_t *m, c
             cJSON_AddNumberToObject(mo, "gpus", m[i].gpus);
             cJSON_AddItemToObject(mo, "rms_rel_error", json_num(rms));
             cJSON_AddItemToObject(mo, "max_rel_error", json_num(mx));
+            cJSON *rows = cJSON_AddArrayToObject(mo, "rows");
+            for (int r = 0; r < m[i].table.n_rows; r++) {
+                const sax_nccl_row_t *row = &m[i].table.rows[r];
+                double ca, cb;
+                if (!(row->size_bytes > 0.0) ||
+                    sax_coll_coefficients(m[i].op, m[i].algorithm, m[i].gpus, row->size_bytes, &ca, &cb,
+                                          NULL) != SAX_OK)
+                    continue;
+                cJSON *ro = cJSON_CreateObject();
+                cJSON_AddNumberToObject(ro, "size_bytes", row->size_bytes);
+                cJSON_AddItemToObject(ro, "out_of_place_s",
+                                      json_num(row->time_s[0] > 0.0 ? row->time_s[0] : NAN));
+                cJSON_AddItemToObject(ro, "in_place_s",
+                                      json_num(row->time_s[1] > 0.0 ? row->time_s[1] : NAN));
+                cJSON_AddItemToObject(ro, "fitted_s", json_num(ca * tg->fit.latency_s + cb / tg->fit.bw_Bps));
+                cJSON_AddItemToArray(rows, ro);
+            }
             cJSON_AddItemToArray(ms, mo);
         }
         cJSON_AddItemToArray(net, o);
@@ -845,6 +917,21 @@ static void print_json(const cal_state_t *st, const sax_coll_measurement_t *m, c
         cJSON_AddItemToObject(o, "condition", json_num(cg->gemm.condition));
         cJSON_AddNumberToObject(o, "rows", cg->gemm.points);
         cJSON_AddItemToObject(o, "rms_rel_error", json_num(cg->gemm.rms_rel_error));
+        cJSON *rows = cJSON_AddArrayToObject(o, "measurements");
+        for (int i = 0; i < st->n_gemm_rows; i++) {
+            if (st->gemm_gpu[i] != g)
+                continue;
+            const sax_gemm_measurement_t *r = &st->gemm_rows[i];
+            cJSON *ro = cJSON_CreateObject();
+            cJSON_AddStringToObject(ro, "label", r->label);
+            cJSON_AddNumberToObject(ro, "m", r->m);
+            cJSON_AddNumberToObject(ro, "n", r->n);
+            cJSON_AddNumberToObject(ro, "k", r->k);
+            cJSON_AddStringToObject(ro, "precision", sax_precision_names[r->precision]);
+            cJSON_AddItemToObject(ro, "measured_s", json_num(r->time_s));
+            cJSON_AddItemToObject(ro, "fitted_s", json_num(gemm_fitted_s(st, i)));
+            cJSON_AddItemToArray(rows, ro);
+        }
         cJSON_AddItemToArray(gpus, o);
     }
     if (st->run_fitted) {
@@ -956,6 +1043,7 @@ sax_status_t sax_calibrate_run(const sax_calibrate_opts_t *opts, FILE *out, sax_
         s = sax_error_set(err, SAX_ERR_NOMEM, "out of memory");
         goto done;
     }
+    sax_scratch_init(st->scratch);
     if ((s = sax_lsq_petsc_begin(&petsc_started, err)) != SAX_OK)
         goto done;
 
@@ -987,6 +1075,8 @@ done:
     for (int i = 0; i < st->n_runs; i++)
         sax_config_fini(&st->runs[i].cfg);
     free(st->runs);
+    free(st->gemm_rows);
+    free(st->gemm_gpu);
     free(st->scratch);
     sax_config_fini(&st->config);
     cJSON_Delete(root);

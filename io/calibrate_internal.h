@@ -64,6 +64,9 @@ typedef struct {
     cal_target_t targets[1 + SAX_MAX_TIERS + SAX_MAX_LINKS];
     int n_gpus;
     cal_gpu_t gpus[2 * SAX_MAX_SITES + 8];
+    int n_gemm_rows;
+    sax_gemm_measurement_t *gemm_rows; /* kept for the report */
+    int *gemm_gpu;                     /* index into gpus of each row */
     int n_runs;
     cal_run_t *runs;
     /* run fit */
@@ -73,7 +76,7 @@ typedef struct {
     double run_rms, run_start_rms, run_condition;
     int run_iterations;
     bool run_fitted;
-    void *scratch; /* sax_model_eval scratch */
+    sax_scratch_t *scratch; /* sax_model_eval scratch (sax_scratch_init-ed) */
 } cal_state_t;
 
 /* Index of the GPU named `name` in st->gpus, or -1. */

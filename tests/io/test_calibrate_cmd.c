@@ -192,7 +192,7 @@ static void test_single_step_count_and_size(void **state)
     snprintf(
         body, sizeof body,
         "{\"collectives\": [{\"file\": \"one-size.txt\", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": "
-        "16}, {\"file\": \"one-size.txt\", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 8}]}");
+        "16}, {\"file\": \"one-size.txt\", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 32}]}");
     m = measurements("one-size.json", body);
     assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "same message size"));
@@ -224,6 +224,16 @@ static void test_inconsistent_entries(void **state)
     assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "gemms[0].gpu"));
     assert_non_null(strstr(err.text, "\"H100\""));
+
+    /* a level's measurement must cross it and stay inside one unit of it */
+    m = measurements("span-su.json", "{\"collectives\": [{\"file\": " AR_POD
+                                     ", \"op\": \"all_reduce\", \"tier\": \"scale_up\", \"gpus\": 16}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "scale-up domain of 8 GPUs"));
+    m = measurements("span-tier.json", "{\"collectives\": [{\"file\": " AR_NVL
+                                       ", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 8}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "tier \"cluster\" to span more than one unit inside it (8 GPUs)"));
 
     m = measurements("empty.json", "{\"note\": \"nothing\"}");
     assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
