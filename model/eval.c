@@ -312,7 +312,7 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
             const sax_group_t *g = &lay.dim[d];
             if (g->n > 1 && g->top == lay.n_levels - 1)
                 for (int l = 0; l < cl->n_links; l++)
-                    if ((g->link == l || g->link == -2) && !sax_transport_is_feasible(&cl->links[l], c->transport, nic))
+                    if (g->link == l && !sax_transport_is_feasible(&cl->links[l], c->transport, nic))
                         return infeasible(r, SAX_INFEASIBLE_LOSSLESS);
         }
 

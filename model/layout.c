@@ -88,11 +88,15 @@ static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *la
         g->link = find_link(cl, first, last);
         if (g->link < 0)
             return SAX_INFEASIBLE_NO_LINK;
-    } else {
-        g->link = -2;
-        for (int s = first; s < last; s++)
-            if (find_link(cl, s, s + 1) < 0)
+    } else { /* a ring through several sites: the slowest link between neighbours bounds it */
+        g->link = -1;
+        for (int s = first; s < last; s++) {
+            int l = find_link(cl, s, s + 1);
+            if (l < 0)
                 return SAX_INFEASIBLE_NO_LINK;
+            if (g->link < 0 || cl->links[l].bw_Bps < cl->links[g->link].bw_Bps)
+                g->link = l;
+        }
     }
     return SAX_FEASIBLE;
 }

@@ -53,7 +53,7 @@ typedef struct {
     int count[SAX_MAX_LEVELS];     /* members of one group inside one unit of each level */
     int groups_per_site;           /* groups that have members in one site */
     int sites;                     /* sites one group spans */
-    int link;                      /* site link used (two sites), -1 for none, -2 when several */
+    int link;                      /* site link used (of several: the slowest between neighbours), or -1 */
 } sax_group_t;
 
 typedef struct {
