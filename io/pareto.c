@@ -21,11 +21,10 @@ typedef struct {
 } objective_t;
 
 #define SAX_OBJ_METRIC(field, unit, desc) {#field, false, offsetof(sax_result_t, field)},
-#define SAX_OBJ_PHASE(name, str) {str "_s", false, offsetof(sax_result_t, breakdown_s) + name * sizeof(double)},
+#define SAX_OBJ_PHASE(name, str)                                                                             \
+    {str "_s", false, offsetof(sax_result_t, breakdown_s) + name * sizeof(double)},
 static const objective_t objectives[] = {
-    SAX_METRIC_LIST(SAX_OBJ_METRIC)
-    SAX_PHASE_LIST(SAX_OBJ_PHASE)
-    {"gpus_used", false, (size_t)-1},
+    SAX_METRIC_LIST(SAX_OBJ_METRIC) SAX_PHASE_LIST(SAX_OBJ_PHASE){"gpus_used", false, (size_t)-1},
 };
 #undef SAX_OBJ_METRIC
 #undef SAX_OBJ_PHASE
@@ -39,7 +38,10 @@ static bool is_maximised(const char *name)
 
 int sax_pareto_objective_count(void) { return N_OBJECTIVES; }
 
-const char *sax_pareto_objective_name(int i) { return i >= 0 && i < N_OBJECTIVES ? objectives[i].name : NULL; }
+const char *sax_pareto_objective_name(int i)
+{
+    return i >= 0 && i < N_OBJECTIVES ? objectives[i].name : NULL;
+}
 
 bool sax_pareto_objective_maximised(int i)
 {

@@ -33,20 +33,23 @@ sax_status_t sax_pareto_parse_objectives(const char *list, sax_pareto_opts_t *o,
             size_t used = 0;
             valid[0] = '\0';
             for (int j = 0; j < sax_pareto_objective_count() && used + 1 < sizeof valid; j++) {
-                int n = snprintf(valid + used, sizeof valid - used, "%s  %s (%s)\n", "",
-                                 sax_pareto_objective_name(j), sax_pareto_objective_maximised(j) ? "max" : "min");
+                int n =
+                    snprintf(valid + used, sizeof valid - used, "%s  %s (%s)\n", "",
+                             sax_pareto_objective_name(j), sax_pareto_objective_maximised(j) ? "max" : "min");
                 if (n < 0)
                     break;
                 used += (size_t)n;
             }
-            return sax_error_set(err, SAX_ERR_USAGE, "--objectives: unknown objective '%.64s'; valid objectives:\n%s",
-                                 tok, valid);
+            return sax_error_set(err, SAX_ERR_USAGE,
+                                 "--objectives: unknown objective '%.64s'; valid objectives:\n%s", tok,
+                                 valid);
         }
         for (int j = 0; j < o->n_objectives; j++)
             if (o->objectives[j] == i)
                 return sax_error_set(err, SAX_ERR_USAGE, "--objectives: '%s' given twice", tok);
         if (o->n_objectives == SAX_PARETO_MAX_OBJECTIVES)
-            return sax_error_set(err, SAX_ERR_USAGE, "--objectives: at most %d objectives", SAX_PARETO_MAX_OBJECTIVES);
+            return sax_error_set(err, SAX_ERR_USAGE, "--objectives: at most %d objectives",
+                                 SAX_PARETO_MAX_OBJECTIVES);
         o->objectives[o->n_objectives++] = i;
     }
     if (o->n_objectives == 0)
@@ -115,9 +118,10 @@ static void print_front(FILE *out, const sax_results_data_t *d, const sax_pareto
             (long long)n_pool);
     fprintf(out, "  %10s", "index");
     for (int j = 0; j < o->n_objectives; j++)
-        fprintf(out, " %*s", (int)(strlen(sax_pareto_objective_name(o->objectives[j])) > 14
-                                       ? strlen(sax_pareto_objective_name(o->objectives[j]))
-                                       : 14),
+        fprintf(out, " %*s",
+                (int)(strlen(sax_pareto_objective_name(o->objectives[j])) > 14
+                          ? strlen(sax_pareto_objective_name(o->objectives[j]))
+                          : 14),
                 sax_pareto_objective_name(o->objectives[j]));
     fprintf(out, "  configuration (keys the space varies)\n");
     for (int64_t i = 0; i < nf; i++) {
@@ -125,7 +129,8 @@ static void print_front(FILE *out, const sax_results_data_t *d, const sax_pareto
         fprintf(out, "  %10lld", (long long)r->index);
         for (int j = 0; j < o->n_objectives; j++) {
             size_t w = strlen(sax_pareto_objective_name(o->objectives[j]));
-            fprintf(out, " %*.6g", (int)(w > 14 ? w : 14), sax_pareto_objective_value(o->objectives[j], &r->result));
+            fprintf(out, " %*.6g", (int)(w > 14 ? w : 14),
+                    sax_pareto_objective_value(o->objectives[j], &r->result));
         }
         fputs("  ", out);
         bool any = false;
@@ -155,8 +160,9 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
     if (st != SAX_OK)
         return st;
     if (o.scenario >= d.res.n_scenarios || o.scenario < -1) {
-        st = sax_error_set(err, SAX_ERR_USAGE, "--scenario %d: %s has %d scenario%s (0..%d)", o.scenario, o.path,
-                           d.res.n_scenarios, d.res.n_scenarios == 1 ? "" : "s", d.res.n_scenarios - 1);
+        st = sax_error_set(err, SAX_ERR_USAGE, "--scenario %d: %s has %d scenario%s (0..%d)", o.scenario,
+                           o.path, d.res.n_scenarios, d.res.n_scenarios == 1 ? "" : "s",
+                           d.res.n_scenarios - 1);
         sax_results_data_fini(&d);
         return st;
     }
@@ -172,14 +178,16 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
                 sax_pareto_objective_maximised(o.objectives[j]) ? "max" : "min");
     fputc('\n', out);
     if (!d.rows)
-        fprintf(out, "%s stores no candidate rows (sweep without --store): candidates are those of /pareto, /top "
-                     "and the other reductions;\n%s\n",
+        fprintf(out,
+                "%s stores no candidate rows (sweep without --store): candidates are those of /pareto, /top "
+                "and the other reductions;\n%s\n",
                 o.path,
-                front_is_exact(&d, &o) ? "the front is exact: the objectives are among the sweep's own Pareto "
-                                         "objectives."
-                                       : "the front is that of these candidates only (the objectives are not "
-                                         "among the sweep's Pareto objectives); sweep with --store feasible "
-                                         "for the exact front.");
+                front_is_exact(&d, &o)
+                    ? "the front is exact: the objectives are among the sweep's own Pareto "
+                      "objectives."
+                    : "the front is that of these candidates only (the objectives are not "
+                      "among the sweep's Pareto objectives); sweep with --store feasible "
+                      "for the exact front.");
     if (csv)
         sax_report_write_csv(csv, &d.space, NULL, 0);
     bool svg_done = false;
@@ -212,7 +220,8 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
                     csv_row(csv, &d.space, &pool[front[i]]);
             }
             if (svg && !svg_done) {
-                double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x), *y = malloc((size_t)(n > 0 ? n : 1) * sizeof *y);
+                double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x),
+                       *y = malloc((size_t)(n > 0 ? n : 1) * sizeof *y);
                 int ox = o.objectives[0], oy = o.objectives[k > 1 ? 1 : 0];
                 if (x && y) {
                     for (int64_t i = 0; i < n; i++) {
@@ -223,8 +232,8 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
                     sax_report_scenario_label(&d, s, label, sizeof label);
                     snprintf(title, sizeof title, "scenario %d: %s", s, label);
                     st = sax_plot_front(svg, title, sax_pareto_objective_name(ox), objective_unit(ox),
-                                        sax_pareto_objective_name(oy), objective_unit(oy), x, y, n, front, nf, k == 2,
-                                        err);
+                                        sax_pareto_objective_name(oy), objective_unit(oy), x, y, n, front, nf,
+                                        k == 2, err);
                 } else {
                     st = sax_error_set(err, SAX_ERR_NOMEM, "no memory for the plot");
                 }

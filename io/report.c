@@ -102,14 +102,16 @@ static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
     human(r->cross_site_bytes_per_iteration, "B", a, sizeof a);
     human(r->memory_per_gpu_bytes, "B", b, sizeof b);
     human(r->tokens_per_s, "", c, sizeof c);
-    fprintf(out, "  best: %.4g s per iteration, %s tokens/s, MFU %.3f, cross-site %s per iteration, %s per GPU, "
-                 "%d GPUs (candidate %lld)\n",
+    fprintf(out,
+            "  best: %.4g s per iteration, %s tokens/s, MFU %.3f, cross-site %s per iteration, %s per GPU, "
+            "%d GPUs (candidate %lld)\n",
             r->iteration_time_s, c, r->mfu, a, b, r->gpus_used, (long long)best->index);
     fprintf(out, "    ");
     config_line(out, &d->space, best);
     fprintf(out, "\n    breakdown:");
     for (int p = 0; p < SAX_PHASE_COUNT; p++)
-        fprintf(out, " %s %.4g s%s", sax_phase_names[p], r->breakdown_s[p], p + 1 < SAX_PHASE_COUNT ? "," : "\n");
+        fprintf(out, " %s %.4g s%s", sax_phase_names[p], r->breakdown_s[p],
+                p + 1 < SAX_PHASE_COUNT ? "," : "\n");
     if (d->space.n_baselines == 0) {
         fprintf(out, "  no baselines in the configuration\n");
         return;
@@ -118,8 +120,8 @@ static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
     for (int bl = 0; bl < d->space.n_baselines; bl++) {
         const sax_record_t *x = &d->baseline_best[s * d->space.n_baselines + bl];
         if (x->index < 0) {
-            fprintf(out, "  %-20s %12s %9s  no feasible candidate agrees with it\n", d->space.baselines[bl].name,
-                    "-", "-");
+            fprintf(out, "  %-20s %12s %9s  no feasible candidate agrees with it\n",
+                    d->space.baselines[bl].name, "-", "-");
             continue;
         }
         fprintf(out, "  %-20s %12.4g %8.3fx  ", d->space.baselines[bl].name, x->result.iteration_time_s,
@@ -133,8 +135,8 @@ static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
 
 typedef sax_status_t (*plot_fn)(FILE *f, const sax_results_data_t *d, int which, sax_error_t *err);
 
-static sax_status_t plot_file(FILE *out, const char *dir, const char *name, plot_fn fn, const sax_results_data_t *d,
-                              int which, sax_error_t *err)
+static sax_status_t plot_file(FILE *out, const char *dir, const char *name, plot_fn fn,
+                              const sax_results_data_t *d, int which, sax_error_t *err)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
@@ -172,7 +174,8 @@ sax_status_t sax_report_write(FILE *out, const sax_results_data_t *d, const char
 
     struct stat sb;
     if (stat(svg_dir, &sb) != 0 && mkdir(svg_dir, 0777) != 0)
-        return sax_error_set(err, SAX_ERR_IO, "%s: cannot create the plot directory: %s", svg_dir, strerror(errno));
+        return sax_error_set(err, SAX_ERR_IO, "%s: cannot create the plot directory: %s", svg_dir,
+                             strerror(errno));
     if (stat(svg_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return sax_error_set(err, SAX_ERR_USAGE, "%s: not a directory", svg_dir);
     fprintf(out, "\nplots:\n");

@@ -27,15 +27,18 @@ void sax_report_scenario_label(const sax_results_data_t *d, int s, char *buf, si
         double x = d->scenario_values[(size_t)s * (size_t)nv + (size_t)v];
         char ul[16];
         double sc = sax_svg_unit_scale(fabs(x), strcmp(unit, "SI") == 0 ? "1" : unit, ul, sizeof ul);
-        int n = snprintf(buf + used, len - used, "%s%s = %.4g%s%s", v ? ", " : "", d->space.scenario_vars[v].path,
-                         x / sc, ul[0] ? " " : "", ul);
+        int n = snprintf(buf + used, len - used, "%s%s = %.4g%s%s", v ? ", " : "",
+                         d->space.scenario_vars[v].path, x / sc, ul[0] ? " " : "", ul);
         if (n < 0)
             break;
         used += (size_t)n;
     }
 }
 
-static sax_status_t nomem(sax_error_t *err) { return sax_error_set(err, SAX_ERR_NOMEM, "no memory for a plot"); }
+static sax_status_t nomem(sax_error_t *err)
+{
+    return sax_error_set(err, SAX_ERR_NOMEM, "no memory for a plot");
+}
 
 static void short_config(const sax_results_data_t *d, const sax_record_t *r, char *buf, size_t len)
 {
@@ -119,8 +122,8 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     sax_svg_begin(&s, f, 900, 580, "Step time vs cross-site traffic per iteration");
     sax_svg_subtitle(&s, sub);
     sax_svg_area(&s, 90, 64, 600, 500);
-    sax_svg_range(&s, xlog ? xpos : 0, xmax > 0 ? xmax : 1, xlog, ylog ? ymin : fmin(0, ymin), ymax > 0 ? ymax : 1,
-                  ylog);
+    sax_svg_range(&s, xlog ? xpos : 0, xmax > 0 ? xmax : 1, xlog, ylog ? ymin : fmin(0, ymin),
+                  ymax > 0 ? ymax : 1, ylog);
     sax_svg_axes(&s, xl, xs, yl, ys);
     if (xlog)
         for (int64_t i = 0; i < n; i++)
@@ -130,7 +133,8 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     for (int64_t i = 0; i < n; i += step)
         sax_svg_mark(&s, v[2 * i], v[2 * i + 1], SAX_MARK_CIRCLE, "#b0b0b0", 2.2, NULL);
     fputs("</g>\n", f);
-    double *fx = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *fx), *fy = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *fy);
+    double *fx = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *fx),
+           *fy = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *fy);
     if (!fx || !fy) {
         st = nomem(err);
     } else {
@@ -159,9 +163,8 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     double best_t = d->best[scenario].index >= 0 ? d->best[scenario].result.iteration_time_s : NAN;
     if (d->best[scenario].index >= 0) {
         const sax_record_t *b = &d->best[scenario];
-        sax_svg_mark(&s, fmax(b->result.cross_site_bytes_per_iteration, xlog ? s.x0 : 0), b->result.iteration_time_s,
-                     SAX_MARK_STAR,
-                     sax_svg_color(4), 6, "best");
+        sax_svg_mark(&s, fmax(b->result.cross_site_bytes_per_iteration, xlog ? s.x0 : 0),
+                     b->result.iteration_time_s, SAX_MARK_STAR, sax_svg_color(4), 6, "best");
         leg[nl++] = (sax_svg_legend_t){"best", sax_svg_color(4), SAX_MARK_STAR, false};
     }
     for (int b = 0; b < d->space.n_baselines; b++) {
@@ -176,8 +179,9 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
             double bx = fmax(r->result.cross_site_bytes_per_iteration, xlog ? s.x0 : 0);
             sax_svg_mark(&s, bx, r->result.iteration_time_s, m, color, 6, names[b]);
             /* labels of baselines that land on the same spot step down instead of overprinting */
-            sax_svg_text(&s, sax_svg_px(&s, bx) + 9, sax_svg_py(&s, r->result.iteration_time_s) - 6 + 13.0 * b,
-                         "start", 11, false, d->space.baselines[b].name);
+            sax_svg_text(&s, sax_svg_px(&s, bx) + 9,
+                         sax_svg_py(&s, r->result.iteration_time_s) - 6 + 13.0 * b, "start", 11, false,
+                         d->space.baselines[b].name);
         }
         if (nl < (int)(sizeof leg / sizeof leg[0]))
             leg[nl++] = (sax_svg_legend_t){names[b], color, r->index < 0 ? -2 : (int)m, false};
@@ -256,7 +260,8 @@ sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenar
             sax_svg_text(&s, px, sax_svg_py(&s, bars[i]->result.iteration_time_s) - 6, "middle", 12, false,
                          isfinite(best_t) ? txt : "");
         } else {
-            sax_svg_text(&s, px, sax_svg_py(&s, bars[i]->result.iteration_time_s) - 6, "middle", 12, false, "1.00x");
+            sax_svg_text(&s, px, sax_svg_py(&s, bars[i]->result.iteration_time_s) - 6, "middle", 12, false,
+                         "1.00x");
         }
     }
     if (nb == 0)
@@ -351,7 +356,8 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
     const char *path = d->space.scenario_vars[var].path;
     const char *unit = sax_results_scenario_unit(path);
     char xu[16], xl[160], tu[16], tl[64], title[256], sl[96];
-    double xsc = sax_svg_unit_scale(fmax(fabs(xmin), fabs(xmax)), strcmp(unit, "SI") == 0 ? "1" : unit, xu, sizeof xu);
+    double xsc =
+        sax_svg_unit_scale(fmax(fabs(xmin), fabs(xmax)), strcmp(unit, "SI") == 0 ? "1" : unit, xu, sizeof xu);
     snprintf(xl, sizeof xl, "%s%s%s%s", path, xu[0] ? " (" : "", xu, xu[0] ? ")" : "");
     double tsc = sax_svg_unit_scale(tmax, "s", tu, sizeof tu);
     snprintf(tl, sizeof tl, "best step time (%s)", tu);
@@ -362,7 +368,8 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
     sax_svg_t top;
     sax_svg_begin(&top, f, 900, 820, title);
     sax_svg_area(&top, 90, 50, 640, 380);
-    sax_svg_range(&top, xmin, xmax, xlog, tmin > 0 && tmax / tmin > 20 ? tmin : 0, tmax, tmin > 0 && tmax / tmin > 20);
+    sax_svg_range(&top, xmin, xmax, xlog, tmin > 0 && tmax / tmin > 20 ? tmin : 0, tmax,
+                  tmin > 0 && tmax / tmin > 20);
     sax_svg_axes(&top, xl, xsc, tl, tsc);
     sax_svg_t bottom = top;
     sax_svg_area(&bottom, 90, 460, 640, 760);
@@ -410,7 +417,8 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
     }
     sax_svg_legend(&top, 655, 50, leg, nl);
     if (nv > 1)
-        sax_svg_text(&top, 655, 70 + 18.0 * nl, "start", 11, false, "other scenario variables at their first value");
+        sax_svg_text(&top, 655, 70 + 18.0 * nl, "start", 11, false,
+                     "other scenario variables at their first value");
     sax_svg_end(&top);
     free(pts);
     free(x);
@@ -421,9 +429,9 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
 
 /* ---- generic front (sax pareto --svg) ----------------------------------------------------------- */
 
-sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const char *xunit, const char *yname,
-                            const char *yunit, const double *x, const double *y, int64_t n, const int64_t *front,
-                            int64_t n_front, bool staircase, sax_error_t *err)
+sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const char *xunit,
+                            const char *yname, const char *yunit, const double *x, const double *y, int64_t n,
+                            const int64_t *front, int64_t n_front, bool staircase, sax_error_t *err)
 {
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     for (int64_t i = 0; i < n; i++) {

@@ -11,10 +11,10 @@
 
 /* Extra per-row columns beyond SAX_METRIC_LIST and the breakdown.
  * X(field of sax_result_t, unit, description) */
-#define SAX_ROW_MEMORY_LIST(X)                                                                      \
-    X(mem_weights_bytes, "B", "weights held by the fullest GPU")                                   \
-    X(mem_grads_bytes, "B", "gradients held by the fullest GPU")                                   \
-    X(mem_optimizer_bytes, "B", "optimizer state held by the fullest GPU")                         \
+#define SAX_ROW_MEMORY_LIST(X)                                                                               \
+    X(mem_weights_bytes, "B", "weights held by the fullest GPU")                                             \
+    X(mem_grads_bytes, "B", "gradients held by the fullest GPU")                                             \
+    X(mem_optimizer_bytes, "B", "optimizer state held by the fullest GPU")                                   \
     X(mem_activations_bytes, "B", "activations held by the fullest GPU at its peak")
 
 /* One row of /rows, /best, /top, /pareto as it sits in memory and in the file (the same layout
@@ -51,16 +51,16 @@ typedef struct {
 /* HDF5 types of one file, created from the space (the `order` enum names the space's orders).
  * Every id is owned; sax_results_types_fini closes them. */
 typedef struct {
-    hid_t bool_t;                /* int8 enum false/true */
-    hid_t key_t[SAX_KEY_COUNT];  /* enum for named keys, native int32 otherwise (borrowed) */
+    hid_t bool_t;                   /* int8 enum false/true */
+    hid_t key_t[SAX_KEY_COUNT];     /* enum for named keys, native int32 otherwise (borrowed) */
     hid_t key_any_t[SAX_KEY_COUNT]; /* the same with an "any" member = -1 (baselines table) */
-    hid_t reason_t;              /* sax_infeasible_t enum */
-    hid_t row_t;                 /* sax_row_t */
-    hid_t bpv_t;                 /* sax_bpv_row_t */
-    hid_t baseline_enum_t;       /* baseline names, or -1 when there are none */
-    hid_t baseline_row_t;        /* sax_baseline_row_t */
-    hid_t key_enum_t;            /* sax_key_t enum */
-    hid_t str_t;                 /* variable-length UTF-8 string */
+    hid_t reason_t;                 /* sax_infeasible_t enum */
+    hid_t row_t;                    /* sax_row_t */
+    hid_t bpv_t;                    /* sax_bpv_row_t */
+    hid_t baseline_enum_t;          /* baseline names, or -1 when there are none */
+    hid_t baseline_row_t;           /* sax_baseline_row_t */
+    hid_t key_enum_t;               /* sax_key_t enum */
+    hid_t str_t;                    /* variable-length UTF-8 string */
 } sax_results_types_t;
 
 sax_status_t sax_results_types_init(sax_results_types_t *t, const sax_space_desc_t *space, sax_error_t *err);

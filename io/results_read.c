@@ -69,7 +69,8 @@ static bool attr_number(hid_t obj, const char *name, hid_t memtype, void *out)
 }
 
 /* Reads dataset `name` (1-D) with `memtype` into a new buffer of `esize`-byte elements. */
-static sax_status_t read_all(reader_t *r, const char *name, hid_t memtype, size_t esize, void **buf, int64_t *n)
+static sax_status_t read_all(reader_t *r, const char *name, hid_t memtype, size_t esize, void **buf,
+                             int64_t *n)
 {
     *buf = NULL;
     *n = 0;
@@ -157,7 +158,8 @@ typedef struct {
     int32_t v[SAX_KEY_COUNT];
 } baseline_t;
 
-static sax_status_t read_baselines(reader_t *r, sax_space_desc_t *sp, const sax_results_types_t *t, bool names_only)
+static sax_status_t read_baselines(reader_t *r, sax_space_desc_t *sp, const sax_results_types_t *t,
+                                   bool names_only)
 {
     hid_t name_t = H5Tcopy(H5T_C_S1);
     H5Tset_size(name_t, SAX_NAME_LEN);
@@ -166,7 +168,8 @@ static sax_status_t read_baselines(reader_t *r, sax_space_desc_t *sp, const sax_
     H5Tinsert(bt, "name", offsetof(baseline_t, name), name_t);
     if (!names_only)
         for (int k = 0; k < SAX_KEY_COUNT; k++)
-            H5Tinsert(bt, sax_key_names[k], offsetof(baseline_t, v) + (size_t)k * sizeof(int32_t), t->key_any_t[k]);
+            H5Tinsert(bt, sax_key_names[k], offsetof(baseline_t, v) + (size_t)k * sizeof(int32_t),
+                      t->key_any_t[k]);
     void *buf;
     int64_t n;
     sax_status_t st = read_all(r, "space/baselines", bt, sizeof(baseline_t), &buf, &n);
@@ -302,7 +305,8 @@ static sax_status_t read_records(reader_t *r, const sax_results_data_t *d, const
     return SAX_OK;
 }
 
-static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_results_types_t *t, bool with_rows)
+static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_results_types_t *t,
+                                bool with_rows)
 {
     int64_t n;
     sax_status_t st = read_records(r, d, "best", t->row_t, &d->best, &n);
@@ -350,7 +354,8 @@ static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_re
     for (int64_t i = 0; i < n; i++) {
         int64_t s = bl[i].row.scenario, b = bl[i].baseline;
         if (s >= 0 && s < d->res.n_scenarios && b >= 0 && b < d->space.n_baselines)
-            sax_results_record_from_row(&d->space, &bl[i].row, &d->baseline_best[s * d->space.n_baselines + b]);
+            sax_results_record_from_row(&d->space, &bl[i].row,
+                                        &d->baseline_best[s * d->space.n_baselines + b]);
     }
     free(buf);
 
@@ -445,23 +450,27 @@ static sax_status_t check_format(reader_t *r, sax_results_data_t *d)
     char *fmt = attr_string(r->file, "sax_format");
     if (!fmt)
         return sax_error_set(r->err, SAX_ERR_INPUT,
-                             "%s: an HDF5 file, but not a sax results file (no root attribute sax_format)", r->path);
+                             "%s: an HDF5 file, but not a sax results file (no root attribute sax_format)",
+                             r->path);
     bool ours = strcmp(fmt, SAX_RESULTS_FORMAT) == 0;
     if (!ours) {
-        sax_error_set(r->err, SAX_ERR_INPUT, "%s: not a sax results file (sax_format is \"%.64s\", expected \"%s\")",
-                      r->path, fmt, SAX_RESULTS_FORMAT);
+        sax_error_set(r->err, SAX_ERR_INPUT,
+                      "%s: not a sax results file (sax_format is \"%.64s\", expected \"%s\")", r->path, fmt,
+                      SAX_RESULTS_FORMAT);
         free(fmt);
         return SAX_ERR_INPUT;
     }
     free(fmt);
     int32_t v = 0;
     if (!attr_number(r->file, "sax_format_version", H5T_NATIVE_INT32, &v))
-        return sax_error_set(r->err, SAX_ERR_INPUT, "%s: a sax results file without sax_format_version", r->path);
+        return sax_error_set(r->err, SAX_ERR_INPUT, "%s: a sax results file without sax_format_version",
+                             r->path);
     if (v != SAX_RESULTS_FORMAT_VERSION)
-        return sax_error_set(r->err, SAX_ERR_INPUT,
-                             "%s: results format version %d; this sax reads version %d (use the sax that wrote "
-                             "it, or re-run the sweep)",
-                             r->path, (int)v, SAX_RESULTS_FORMAT_VERSION);
+        return sax_error_set(
+            r->err, SAX_ERR_INPUT,
+            "%s: results format version %d; this sax reads version %d (use the sax that wrote "
+            "it, or re-run the sweep)",
+            r->path, (int)v, SAX_RESULTS_FORMAT_VERSION);
     d->format_version = v;
     return SAX_OK;
 }
@@ -483,7 +492,8 @@ sax_status_t sax_results_read(const char *path, bool with_rows, sax_results_data
     bool have_types = false;
     sax_status_t st = SAX_OK;
     if (H5Fis_hdf5(path) <= 0) {
-        st = sax_error_set(err, SAX_ERR_INPUT, "%s: not an HDF5 file (expected a results file from sax sweep)", path);
+        st = sax_error_set(err, SAX_ERR_INPUT,
+                           "%s: not an HDF5 file (expected a results file from sax sweep)", path);
         goto done;
     }
     r.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -505,8 +515,9 @@ sax_status_t sax_results_read(const char *path, bool with_rows, sax_results_data
     if ((st = sax_results_types_init(&t, &out->space, err)) != SAX_OK)
         goto done;
     have_types = true;
-    if ((st = read_baselines(&r, &out->space, &t, false)) != SAX_OK || (st = read_key_values(&r, &out->space, &t)) != SAX_OK ||
-        (st = read_scenarios(&r, out)) != SAX_OK || (st = read_tables(&r, out, &t, with_rows)) != SAX_OK)
+    if ((st = read_baselines(&r, &out->space, &t, false)) != SAX_OK ||
+        (st = read_key_values(&r, &out->space, &t)) != SAX_OK || (st = read_scenarios(&r, out)) != SAX_OK ||
+        (st = read_tables(&r, out, &t, with_rows)) != SAX_OK)
         goto done;
     out->res.space = &out->space;
     out->res.scenario_values = out->scenario_values;

@@ -128,7 +128,7 @@ void sax_results_record_from_row(const sax_space_desc_t *space, const sax_row_t 
         memcpy(rec->candidate.order, space->orders[o], sizeof rec->candidate.order);
     }
     r->reason = (row->reason >= 0 && row->reason < SAX_INFEASIBLE_COUNT) ? (sax_infeasible_t)row->reason
-                                                                          : SAX_FEASIBLE;
+                                                                         : SAX_FEASIBLE;
     r->gpus_used = row->gpus_used;
     r->feasible = row->feasible != 0;
 }
@@ -138,7 +138,7 @@ const char *sax_results_scenario_unit(const char *path)
 {
     static const struct {
         const char *suffix, *unit;
-    } units[] = {{"bandwidth", "B/s"}, {"latency", "s"}, {"distance", "m"}, {"loss", "1"},
+    } units[] = {{"bandwidth", "B/s"}, {"latency", "s"}, {"distance", "m"},        {"loss", "1"},
                  {"gpus", "1"},        {"hbm", "B"},     {"peak_flops", "FLOP/s"}, {"oversubscription", "1"}};
     const char *dot = strrchr(path, '.');
     const char *last = dot ? dot + 1 : path;
@@ -162,12 +162,23 @@ static const char *const phase_descriptions[SAX_PHASE_COUNT] = {
 };
 
 static const char *const key_descriptions[SAX_KEY_COUNT] = {
-    "tensor-parallel degree", "pipeline-parallel degree", "data-parallel degree",
-    "context-parallel degree", "expert-parallel degree", "virtual pipeline stages per GPU",
-    "sequences per micro-batch", "pipeline schedule", "activation recomputation",
-    "sequence parallelism", "ZeRO stage (3 = FSDP)", "placement: parallel dimensions innermost first",
-    "layer split between stages", "transport of the site links", "connections per peer pair",
-    "collective algorithm", "compression of cross-site traffic",
+    "tensor-parallel degree",
+    "pipeline-parallel degree",
+    "data-parallel degree",
+    "context-parallel degree",
+    "expert-parallel degree",
+    "virtual pipeline stages per GPU",
+    "sequences per micro-batch",
+    "pipeline schedule",
+    "activation recomputation",
+    "sequence parallelism",
+    "ZeRO stage (3 = FSDP)",
+    "placement: parallel dimensions innermost first",
+    "layer split between stages",
+    "transport of the site links",
+    "connections per peer pair",
+    "collective algorithm",
+    "compression of cross-site traffic",
 };
 
 /* Column names and descriptions built from the lists by string-literal concatenation. */
@@ -193,22 +204,23 @@ typedef struct {
 static int row_columns(col_t *c, int max)
 {
     int n = 0;
-#define SAX_COL(nm_, unit_, desc_, off_, kind_, key_)                                               \
-    do {                                                                                             \
-        if (n < max)                                                                                 \
-            c[n] = (col_t){nm_, unit_, desc_, off_, kind_, key_};                                   \
-        n++;                                                                                         \
+#define SAX_COL(nm_, unit_, desc_, off_, kind_, key_)                                                        \
+    do {                                                                                                     \
+        if (n < max)                                                                                         \
+            c[n] = (col_t){nm_, unit_, desc_, off_, kind_, key_};                                            \
+        n++;                                                                                                 \
     } while (0)
     SAX_COL("index", "1", "candidate index in the design space (mixed radix, search/)",
             offsetof(sax_row_t, index), COL_I64, 0);
     SAX_COL("scenario", "1", "scenario index (row of /scenarios)", offsetof(sax_row_t, scenario), COL_I32, 0);
     for (int k = 0; k < SAX_KEY_COUNT; k++)
-        SAX_COL(sax_key_names[k], "1", key_descriptions[k], offsetof(sax_row_t, key) + (size_t)k * sizeof(int32_t),
-                COL_KEY, k);
+        SAX_COL(sax_key_names[k], "1", key_descriptions[k],
+                offsetof(sax_row_t, key) + (size_t)k * sizeof(int32_t), COL_KEY, k);
     SAX_COL("feasible", "1", "whether the candidate can run", offsetof(sax_row_t, feasible), COL_BOOL, 0);
     SAX_COL("reason", "1", "why the candidate cannot run (none when feasible)", offsetof(sax_row_t, reason),
             COL_REASON, 0);
-#define SAX_COL_METRIC(field, unit, desc) SAX_COL(#field, unit, desc, offsetof(sax_row_t, field), COL_DOUBLE, 0);
+#define SAX_COL_METRIC(field, unit, desc)                                                                    \
+    SAX_COL(#field, unit, desc, offsetof(sax_row_t, field), COL_DOUBLE, 0);
     SAX_METRIC_LIST(SAX_COL_METRIC)
     for (int p = 0; p < SAX_PHASE_COUNT; p++)
         SAX_COL(phase_columns[p], "s", phase_descriptions[p],
@@ -216,8 +228,8 @@ static int row_columns(col_t *c, int max)
     SAX_ROW_MEMORY_LIST(SAX_COL_METRIC)
 #undef SAX_COL_METRIC
     for (int d = 0; d < SAX_DIM_COUNT; d++)
-        SAX_COL(comm_columns[d], "s", comm_descriptions[d], offsetof(sax_row_t, comm_s) + (size_t)d * sizeof(double),
-                COL_DOUBLE, 0);
+        SAX_COL(comm_columns[d], "s", comm_descriptions[d],
+                offsetof(sax_row_t, comm_s) + (size_t)d * sizeof(double), COL_DOUBLE, 0);
     SAX_COL("gpus_used", "1", "GPUs the candidate occupies", offsetof(sax_row_t, gpus_used), COL_I32, 0);
 #undef SAX_COL
     return n;
@@ -303,7 +315,9 @@ void sax_results_column_format(const sax_space_desc_t *space, const sax_record_t
         break;
     case COL_BOOL: snprintf(buf, len, "%s", row.feasible ? "true" : "false"); break;
     case COL_REASON:
-        snprintf(buf, len, "%s", row.reason >= 0 && row.reason < SAX_INFEASIBLE_COUNT ? sax_infeasible_names[row.reason] : "?");
+        snprintf(buf, len, "%s",
+                 row.reason >= 0 && row.reason < SAX_INFEASIBLE_COUNT ? sax_infeasible_names[row.reason]
+                                                                      : "?");
         break;
     case COL_DOUBLE: {
         double v;
@@ -398,8 +412,8 @@ static herr_t insert_row_members(hid_t compound, size_t base, const sax_results_
 
 void sax_results_types_fini(sax_results_types_t *t)
 {
-    hid_t *owned[] = {&t->bool_t, &t->reason_t, &t->row_t, &t->bpv_t, &t->baseline_enum_t,
-                      &t->baseline_row_t, &t->key_enum_t, &t->str_t};
+    hid_t *owned[] = {&t->bool_t,          &t->reason_t,       &t->row_t,      &t->bpv_t,
+                      &t->baseline_enum_t, &t->baseline_row_t, &t->key_enum_t, &t->str_t};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
         if (*owned[i] >= 0)
             H5Tclose(*owned[i]);
@@ -461,7 +475,8 @@ sax_status_t sax_results_types_init(sax_results_types_t *t, const sax_space_desc
             goto fail;
     }
     if ((t->baseline_row_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_baseline_row_t))) < 0 ||
-        H5Tinsert(t->baseline_row_t, "baseline", offsetof(sax_baseline_row_t, baseline), t->baseline_enum_t) < 0 ||
+        H5Tinsert(t->baseline_row_t, "baseline", offsetof(sax_baseline_row_t, baseline), t->baseline_enum_t) <
+            0 ||
         insert_row_members(t->baseline_row_t, offsetof(sax_baseline_row_t, row), t) < 0)
         goto fail;
     if ((t->str_t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t->str_t, H5T_VARIABLE) < 0 ||

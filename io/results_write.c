@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SAX_ROWS_CHUNK 16384         /* rows per chunk of /rows (about 4 MiB) */
-#define SAX_ROWS_BATCH (1 << 18)     /* rows per collective H5Dwrite round (bounds memory and MPI counts) */
-#define SAX_ROWS_DEFLATE 1           /* zlib level: fast, and most of the gain on these rows */
+#define SAX_ROWS_CHUNK 16384     /* rows per chunk of /rows (about 4 MiB) */
+#define SAX_ROWS_BATCH (1 << 18) /* rows per collective H5Dwrite round (bounds memory and MPI counts) */
+#define SAX_ROWS_DEFLATE 1       /* zlib level: fast, and most of the gain on these rows */
 
 typedef struct {
     MPI_Comm comm;
@@ -107,8 +107,8 @@ static sax_status_t describe(writer_t *w, hid_t dset, hid_t type, const char *de
 
 /* ---- small datasets: contiguous, written by rank 0 in a collective call ------------------------- */
 
-static sax_status_t write_small(writer_t *w, hid_t loc, const char *name, hid_t type, int64_t n, const void *buf,
-                                const char *description, const char *units)
+static sax_status_t write_small(writer_t *w, hid_t loc, const char *name, hid_t type, int64_t n,
+                                const void *buf, const char *description, const char *units)
 {
     sax_status_t st = SAX_OK;
     hsize_t dims[1] = {(hsize_t)n};
@@ -205,7 +205,8 @@ static sax_status_t write_space(writer_t *w)
             n = sp->values[k].n;
             memcpy(v, sp->values[k].v, sizeof v);
         }
-        st = write_small(w, g, sax_key_names[k], w->t.key_t[k], n, v, column_description(sax_key_names[k]), "1");
+        st = write_small(w, g, sax_key_names[k], w->t.key_t[k], n, v, column_description(sax_key_names[k]),
+                         "1");
     }
     /* baselines: name + the value each fixes ("any"/-1 where it does not) */
     typedef struct {
@@ -227,11 +228,13 @@ static sax_status_t write_space(writer_t *w)
     hid_t bt = H5Tcreate(H5T_COMPOUND, sizeof(baseline_t));
     H5Tinsert(bt, "name", offsetof(baseline_t, name), name_t);
     for (int k = 0; k < SAX_KEY_COUNT; k++)
-        H5Tinsert(bt, sax_key_names[k], offsetof(baseline_t, v) + (size_t)k * sizeof(int32_t), w->t.key_any_t[k]);
+        H5Tinsert(bt, sax_key_names[k], offsetof(baseline_t, v) + (size_t)k * sizeof(int32_t),
+                  w->t.key_any_t[k]);
     if (st == SAX_OK)
         st = write_small(w, g, "baselines", bt, nb, b,
                          "baselines: named partial configurations; each key's value, or any/-1 when the "
-                         "baseline leaves it to the optimiser", NULL);
+                         "baseline leaves it to the optimiser",
+                         NULL);
     H5Tclose(bt);
     H5Tclose(name_t);
     H5Gclose(g);
@@ -283,9 +286,10 @@ static sax_status_t write_scenarios(writer_t *w)
             H5Sclose(ms);
         }
         if (st == SAX_OK)
-            st = attr_str(w, d, "description",
-                          "the scenarios: one row per combination of the swept environment values (SI units); "
-                          "field names are configuration paths");
+            st =
+                attr_str(w, d, "description",
+                         "the scenarios: one row per combination of the swept environment values (SI units); "
+                         "field names are configuration paths");
         if (st == SAX_OK)
             st = attr_strs(w, d, "field_units", units, nv + 1);
         if (st == SAX_OK)
@@ -328,7 +332,8 @@ static sax_status_t write_reductions(writer_t *w)
     }
     st = write_small(w, w->file, "best_per_value", w->t.bpv_t, nb, bpv,
                      "per scenario and per value of each design key, the fastest feasible candidate with "
-                     "that value (index -1 when none)", NULL);
+                     "that value (index -1 when none)",
+                     NULL);
     free(bpv);
     if (st != SAX_OK)
         return st;
@@ -344,7 +349,8 @@ static sax_status_t write_reductions(writer_t *w)
     }
     st = write_small(w, w->file, "baseline_best", w->t.baseline_row_t, nbl, bl,
                      "per scenario and baseline, the fastest feasible candidate agreeing with the baseline "
-                     "(scenario-major; index -1 when none)", NULL);
+                     "(scenario-major; index -1 when none)",
+                     NULL);
     free(bl);
     if (st != SAX_OK)
         return st;
@@ -364,7 +370,8 @@ static sax_status_t write_reductions(writer_t *w)
     H5Tinsert(ct, "count", offsetof(count_t, count), H5T_NATIVE_INT64);
     st = write_small(w, w->file, "infeasible", ct, SAX_INFEASIBLE_COUNT, c,
                      "evaluated candidates per infeasibility reason, over all scenarios (reason none = "
-                     "feasible)", NULL);
+                     "feasible)",
+                     NULL);
     H5Tclose(ct);
     if (st == SAX_OK) {
         hid_t d = H5Dopen2(w->file, "infeasible", H5P_DEFAULT);
@@ -425,7 +432,8 @@ static sax_status_t place_runs(writer_t *w, const sax_record_t *rows, int64_t n_
     int any_bad = 0;
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, w->comm);
     if (any_bad)
-        return sax_error_set(w->err, SAX_ERR_INTERNAL, "writing results: run lengths do not add up to the rows");
+        return sax_error_set(w->err, SAX_ERR_INTERNAL,
+                             "writing results: run lengths do not add up to the rows");
 
     int my_count = (int)(mine * 7);
     run_t *my = calloc(mine > 0 ? (size_t)mine : 1, sizeof *my);
@@ -498,8 +506,9 @@ done:
     if (st == SAX_ERR_NOMEM)
         return sax_error_set(w->err, st, "writing results: no memory to place the rows");
     if (st != SAX_OK)
-        return sax_error_set(w->err, st, "writing results: the rows of two runs interleave (runs must cover "
-                                         "disjoint ranges of (scenario, index))");
+        return sax_error_set(w->err, st,
+                             "writing results: the rows of two runs interleave (runs must cover "
+                             "disjoint ranges of (scenario, index))");
     return SAX_OK;
 }
 
@@ -529,7 +538,8 @@ static sax_status_t write_rows(writer_t *w, const sax_record_t *rows, int64_t n_
     /* Rounds of at most SAX_ROWS_BATCH of my rows, taken in file order; every rank joins every round. */
     int64_t my_rounds = (n_rows + SAX_ROWS_BATCH - 1) / SAX_ROWS_BATCH, rounds = 0;
     MPI_Allreduce(&my_rounds, &rounds, 1, MPI_INT64_T, MPI_MAX, w->comm);
-    buf = malloc((size_t)(n_rows < SAX_ROWS_BATCH ? (n_rows > 0 ? n_rows : 1) : SAX_ROWS_BATCH) * sizeof *buf);
+    buf =
+        malloc((size_t)(n_rows < SAX_ROWS_BATCH ? (n_rows > 0 ? n_rows : 1) : SAX_ROWS_BATCH) * sizeof *buf);
     /* Without a buffer this rank writes nothing but still joins every collective round. */
     int failed = !buf;
     if (!buf)
@@ -619,10 +629,10 @@ static sax_status_t write_provenance(writer_t *w)
     int32_t ranks = r->ranks, n_scen = r->n_scenarios, top_k = r->top_k;
 
     sax_status_t st = attr_str(w, root, "sax_format", SAX_RESULTS_FORMAT);
-#define SAX_ATTR(call)                                                                              \
-    do {                                                                                             \
-        if (st == SAX_OK)                                                                            \
-            st = (call);                                                                             \
+#define SAX_ATTR(call)                                                                                       \
+    do {                                                                                                     \
+        if (st == SAX_OK)                                                                                    \
+            st = (call);                                                                                     \
     } while (0)
     SAX_ATTR(attr_num(w, root, "sax_format_version", H5T_NATIVE_INT32, &version));
     SAX_ATTR(attr_str(w, root, "sax_version", r->version));
@@ -640,8 +650,8 @@ static sax_status_t write_provenance(writer_t *w)
     SAX_ATTR(attr_i64(w, root, "skipped", r->skipped));
     SAX_ATTR(attr_i64(w, root, "feasible", r->infeasible[SAX_FEASIBLE]));
     SAX_ATTR(attr_i64(w, root, "infeasible", infeasible));
-    SAX_ATTR(attr_str(w, root, "store", (int)r->store >= 0 && r->store < SAX_STORE_COUNT ? sax_store_names[r->store]
-                                                                                      : "none"));
+    SAX_ATTR(attr_str(w, root, "store",
+                      (int)r->store >= 0 && r->store < SAX_STORE_COUNT ? sax_store_names[r->store] : "none"));
     SAX_ATTR(attr_num(w, root, "n_scenarios", H5T_NATIVE_INT32, &n_scen));
     SAX_ATTR(attr_strs(w, root, "scenario_variables", vars, r->space->n_scenario_vars));
     SAX_ATTR(attr_num(w, root, "top_k", H5T_NATIVE_INT32, &top_k));
@@ -670,8 +680,8 @@ static sax_status_t share_provenance(MPI_Comm comm, int rank, const sax_results_
     out->n_pareto = sizes[2];
     out->n_bpv = sizes[3];
     out->top_k = (int)sizes[4];
-    const char **strs[] = {&out->config_json, &out->version,  &out->git_revision,
-                           &out->command_line, &out->hosts, &out->pareto_objectives};
+    const char **strs[] = {&out->config_json,  &out->version, &out->git_revision,
+                           &out->command_line, &out->hosts,   &out->pareto_objectives};
     enum { N = sizeof strs / sizeof strs[0] };
     struct {
         double start, end;
@@ -735,7 +745,8 @@ sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t 
     if (!path || !*path)
         return sax_error_set(err, SAX_ERR_USAGE, "no results file given (-o RESULTS.h5)");
     if (stat(path, &sb) == 0 && !force)
-        return sax_error_set(err, SAX_ERR_INPUT, "%s: the results file exists; pass --force to overwrite it", path);
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: the results file exists; pass --force to overwrite it",
+                             path);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -752,7 +763,8 @@ sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t 
 
 static bool valid_input(const sax_results_t *r, const sax_record_t *rows, int64_t n_rows)
 {
-    if (!r || !r->space || r->n_scenarios < 0 || r->n_top < 0 || r->n_pareto < 0 || r->n_bpv < 0 || n_rows < 0)
+    if (!r || !r->space || r->n_scenarios < 0 || r->n_top < 0 || r->n_pareto < 0 || r->n_bpv < 0 ||
+        n_rows < 0)
         return false;
     if ((r->n_scenarios > 0 && !r->best) || (r->n_top > 0 && !r->top) || (r->n_pareto > 0 && !r->pareto))
         return false;
@@ -766,9 +778,9 @@ static bool valid_input(const sax_results_t *r, const sax_record_t *rows, int64_
 }
 
 sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_results_t *res,
-                                     const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
-                                     int64_t n_my_runs, bool force, sax_results_write_stats_t *stats,
-                                     sax_error_t *err)
+                                     const sax_record_t *my_rows, int64_t n_my_rows,
+                                     const int64_t *my_run_len, int64_t n_my_runs, bool force,
+                                     sax_results_write_stats_t *stats, sax_error_t *err)
 {
     writer_t w = {.comm = comm, .file = -1, .dxpl = -1, .res = res, .stats = stats, .err = err};
     MPI_Comm_rank(comm, &w.rank);
@@ -786,13 +798,14 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     memset(&plan, 0, sizeof plan);
     if (w.rank == 0) {
         sax_error_t e = {{0}};
-        sax_status_t st = valid_input(res, my_rows, n_my_rows)
-                              ? sax_results_check_target(path, force, &e)
-                              : sax_error_set(&e, SAX_ERR_INTERNAL, "writing results: incomplete results given");
+        sax_status_t st =
+            valid_input(res, my_rows, n_my_rows)
+                ? sax_results_check_target(path, force, &e)
+                : sax_error_set(&e, SAX_ERR_INTERNAL, "writing results: incomplete results given");
         plan.status = (int)st;
         snprintf(plan.msg, sizeof plan.msg, "%s", e.text);
-        if (st == SAX_OK && snprintf(plan.tmp, sizeof plan.tmp, "%s.tmp.%ld", path, (long)getpid()) >=
-                                (int)sizeof plan.tmp) {
+        if (st == SAX_OK &&
+            snprintf(plan.tmp, sizeof plan.tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof plan.tmp) {
             plan.status = (int)SAX_ERR_USAGE;
             snprintf(plan.msg, sizeof plan.msg, "%s: path too long", path);
         }
@@ -827,7 +840,8 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     if (st == SAX_OK) {
         w.file = H5Fcreate(plan.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         if (w.file < 0)
-            st = sax_error_set(err, SAX_ERR_IO, "%s: cannot create the results file (%s)", plan.tmp, strerror(errno));
+            st = sax_error_set(err, SAX_ERR_IO, "%s: cannot create the results file (%s)", plan.tmp,
+                               strerror(errno));
     }
     w.dxpl = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
@@ -868,7 +882,8 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
         if (out.status != SAX_OK) {
             remove(plan.tmp);
             if (!out.msg[0])
-                snprintf(out.msg, sizeof out.msg, "%s", st != SAX_OK && err ? err->text : "writing results failed");
+                snprintf(out.msg, sizeof out.msg, "%s",
+                         st != SAX_OK && err ? err->text : "writing results failed");
         }
     }
     MPI_Bcast(&out, (int)sizeof out, MPI_BYTE, 0, comm);
@@ -886,5 +901,6 @@ sax_status_t sax_results_write(MPI_Comm comm, const char *path, const sax_result
                                const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
                                int64_t n_my_runs, bool force, sax_error_t *err)
 {
-    return sax_results_write_stats(comm, path, res, my_rows, n_my_rows, my_run_len, n_my_runs, force, NULL, err);
+    return sax_results_write_stats(comm, path, res, my_rows, n_my_rows, my_run_len, n_my_runs, force, NULL,
+                                   err);
 }

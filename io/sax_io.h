@@ -138,13 +138,13 @@ typedef struct {
     int n_scenarios;
     const double *scenario_values; /* n_scenarios x space->n_scenario_vars, row-major, SI units */
     /* reductions */
-    const sax_record_t *best;     /* n_scenarios: best (fastest feasible) per scenario */
-    const sax_record_t *top;      /* n_top: the top_k fastest per scenario, by scenario then time */
+    const sax_record_t *best; /* n_scenarios: best (fastest feasible) per scenario */
+    const sax_record_t *top;  /* n_top: the top_k fastest per scenario, by scenario then time */
     int64_t n_top;
     int top_k;
-    const sax_record_t *pareto;   /* n_pareto: front per scenario, sorted by scenario then time */
+    const sax_record_t *pareto; /* n_pareto: front per scenario, sorted by scenario then time */
     int64_t n_pareto;
-    const char *pareto_objectives; /* its objectives, comma-separated column names (NULL: the
+    const char *pareto_objectives;      /* its objectives, comma-separated column names (NULL: the
                                       default below) */
     const sax_record_t *best_per_value; /* n_bpv: best for scenario s, key bpv_key[i] = bpv_value[i] */
     const int32_t *bpv_key;             /* sax_key_t */
@@ -178,9 +178,9 @@ typedef struct {
 
 /* sax_results_write that also reports what it did (stats may be NULL). Collective. */
 sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_results_t *res,
-                                     const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
-                                     int64_t n_my_runs, bool force, sax_results_write_stats_t *stats,
-                                     sax_error_t *err);
+                                     const sax_record_t *my_rows, int64_t n_my_rows,
+                                     const int64_t *my_run_len, int64_t n_my_runs, bool force,
+                                     sax_results_write_stats_t *stats, sax_error_t *err);
 
 /* Serial: SAX_ERR_INPUT when `path` exists and `force` is false, or when its directory does not. */
 sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t *err);

@@ -43,11 +43,15 @@ void sax_svg_begin(sax_svg_t *s, FILE *f, double width, double height, const cha
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n<title>",
             width, height, width, height);
     put_escaped(f, title);
-    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", width, height);
+    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", width,
+            height);
     sax_svg_text(s, width / 2, 24, "middle", 16, true, title);
 }
 
-void sax_svg_subtitle(const sax_svg_t *s, const char *text) { sax_svg_text(s, s->width / 2, 44, "middle", 13, false, text); }
+void sax_svg_subtitle(const sax_svg_t *s, const char *text)
+{
+    sax_svg_text(s, s->width / 2, 44, "middle", 13, false, text);
+}
 
 void sax_svg_end(sax_svg_t *s) { fputs("</svg>\n", s->f); }
 
@@ -126,13 +130,15 @@ void sax_svg_range(sax_svg_t *s, double x0, double x1, bool xlog, double y0, dou
 
 double sax_svg_px(const sax_svg_t *s, double x)
 {
-    double t = s->xlog ? (log10(x) - log10(s->x0)) / (log10(s->x1) - log10(s->x0)) : (x - s->x0) / (s->x1 - s->x0);
+    double t =
+        s->xlog ? (log10(x) - log10(s->x0)) / (log10(s->x1) - log10(s->x0)) : (x - s->x0) / (s->x1 - s->x0);
     return s->left + t * (s->right - s->left);
 }
 
 double sax_svg_py(const sax_svg_t *s, double y)
 {
-    double t = s->ylog ? (log10(y) - log10(s->y0)) / (log10(s->y1) - log10(s->y0)) : (y - s->y0) / (s->y1 - s->y0);
+    double t =
+        s->ylog ? (log10(y) - log10(s->y0)) / (log10(s->y1) - log10(s->y0)) : (y - s->y0) / (s->y1 - s->y0);
     return s->bottom - t * (s->bottom - s->top);
 }
 
@@ -183,8 +189,10 @@ void sax_svg_axes(sax_svg_t *s, const char *xlabel, double xscale, const char *y
     for (int i = 0; i < m; i++)
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", s->left, sax_svg_py(s, u[i]),
                 s->right, sax_svg_py(s, u[i]));
-    fprintf(f, "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333333\"/>\n",
-            s->left, s->top, s->right - s->left, s->bottom - s->top);
+    fprintf(
+        f,
+        "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333333\"/>\n",
+        s->left, s->top, s->right - s->left, s->bottom - s->top);
     for (int i = 0; i < n; i++) {
         tick_label(t[i] / xscale, buf, sizeof buf);
         sax_svg_text(s, sax_svg_px(s, t[i]), s->bottom + 16, "middle", 12, false, buf);
@@ -197,15 +205,17 @@ void sax_svg_axes(sax_svg_t *s, const char *xlabel, double xscale, const char *y
         sax_svg_text(s, (s->left + s->right) / 2, s->bottom + 38, "middle", 13, false, xlabel);
     if (ylabel) {
         double x = s->left - 52, y = (s->top + s->bottom) / 2;
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\" "
-                   "transform=\"rotate(-90 %.1f %.1f)\">", x, y, x, y);
+        fprintf(f,
+                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\" "
+                "transform=\"rotate(-90 %.1f %.1f)\">",
+                x, y, x, y);
         put_escaped(f, ylabel);
         fputs("</text>\n", f);
     }
 }
 
-void sax_svg_line(const sax_svg_t *s, const double *x, const double *y, int n, const char *color, double width,
-                  bool dashed, bool steps)
+void sax_svg_line(const sax_svg_t *s, const double *x, const double *y, int n, const char *color,
+                  double width, bool dashed, bool steps)
 {
     if (n <= 0)
         return;
@@ -231,8 +241,8 @@ static void mark_at(FILE *f, double cx, double cy, sax_mark_t m, const char *col
                 cy - 1.2 * r, cx + 1.1 * r, cy + 0.8 * r, cx - 1.1 * r, cy + 0.8 * r, color);
         break;
     case SAX_MARK_DIAMOND:
-        fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" stroke=\"white\"", cx,
-                cy - 1.3 * r, cx + 1.3 * r, cy, cx, cy + 1.3 * r, cx - 1.3 * r, cy, color);
+        fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" stroke=\"white\"",
+                cx, cy - 1.3 * r, cx + 1.3 * r, cy, cx, cy + 1.3 * r, cx - 1.3 * r, cy, color);
         break;
     case SAX_MARK_STAR: {
         fputs("<polygon points=\"", f);
@@ -243,8 +253,7 @@ static void mark_at(FILE *f, double cx, double cy, sax_mark_t m, const char *col
         fprintf(f, "\" fill=\"%s\" stroke=\"black\" stroke-width=\"0.8\"", color);
         break;
     }
-    default:
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"", cx, cy, r, color);
+    default: fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"", cx, cy, r, color);
     }
 }
 
@@ -256,7 +265,9 @@ void sax_svg_mark(const sax_svg_t *s, double x, double y, sax_mark_t m, const ch
         fputs("><title>", s->f);
         put_escaped(s->f, tooltip);
         fprintf(s->f, "</title></%s>\n",
-                m == SAX_MARK_SQUARE ? "rect" : (m == SAX_MARK_CIRCLE || m >= SAX_MARK_COUNT) ? "circle" : "polygon");
+                m == SAX_MARK_SQUARE                            ? "rect"
+                : (m == SAX_MARK_CIRCLE || m >= SAX_MARK_COUNT) ? "circle"
+                                                                : "polygon");
     } else {
         fputs("/>\n", s->f);
     }
@@ -280,8 +291,8 @@ void sax_svg_rect(const sax_svg_t *s, double x0, double y0, double x1, double y1
 void sax_svg_text(const sax_svg_t *s, double px, double py, const char *anchor, double size, bool bold,
                   const char *text)
 {
-    fprintf(s->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"%s\"%s>", px, py, size, anchor,
-            bold ? " font-weight=\"bold\"" : "");
+    fprintf(s->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"%s\"%s>", px, py, size,
+            anchor, bold ? " font-weight=\"bold\"" : "");
     put_escaped(s->f, text);
     fputs("</text>\n", s->f);
 }
@@ -293,17 +304,20 @@ void sax_svg_legend(const sax_svg_t *s, double px, double py, const sax_svg_lege
         double lw = 7.0 * (double)strlen(e[i].label);
         w = lw > w ? lw : w;
     }
-    fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" fill-opacity=\"0.85\" "
-                  "stroke=\"#999999\"/>\n",
+    fprintf(s->f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" fill-opacity=\"0.85\" "
+            "stroke=\"#999999\"/>\n",
             px, py, w + 44, 18.0 * n + 8);
     for (int i = 0; i < n; i++) {
         double cy = py + 14 + 18.0 * i;
         if (e[i].mark == -1)
-            fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
-                    px + 6, cy - 4, px + 30, cy - 4, e[i].color, e[i].dashed ? " stroke-dasharray=\"6 4\"" : "");
+            fprintf(
+                s->f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
+                px + 6, cy - 4, px + 30, cy - 4, e[i].color, e[i].dashed ? " stroke-dasharray=\"6 4\"" : "");
         else if (e[i].mark == -2)
-            fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"11\" fill=\"%s\"/>\n", px + 10, cy - 10,
-                    e[i].color);
+            fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"11\" fill=\"%s\"/>\n", px + 10,
+                    cy - 10, e[i].color);
         else {
             mark_at(s->f, px + 18, cy - 4, (sax_mark_t)e[i].mark, e[i].color, 5);
             fputs("/>\n", s->f);

@@ -11,13 +11,20 @@
 
 typedef struct {
     FILE *f;
-    double width, height;           /* canvas, px */
+    double width, height;            /* canvas, px */
     double left, top, right, bottom; /* plot area, px from the canvas origin */
-    double x0, x1, y0, y1;          /* data range shown */
+    double x0, x1, y0, y1;           /* data range shown */
     bool xlog, ylog;
 } sax_svg_t;
 
-typedef enum { SAX_MARK_CIRCLE, SAX_MARK_SQUARE, SAX_MARK_TRIANGLE, SAX_MARK_DIAMOND, SAX_MARK_STAR, SAX_MARK_COUNT } sax_mark_t;
+typedef enum {
+    SAX_MARK_CIRCLE,
+    SAX_MARK_SQUARE,
+    SAX_MARK_TRIANGLE,
+    SAX_MARK_DIAMOND,
+    SAX_MARK_STAR,
+    SAX_MARK_COUNT
+} sax_mark_t;
 
 /* Colour-blind-safe palette (Okabe and Ito), cycled. */
 const char *sax_svg_color(int i);
@@ -36,8 +43,8 @@ void sax_svg_axes(sax_svg_t *s, const char *xlabel, double xscale, const char *y
 double sax_svg_px(const sax_svg_t *s, double x);
 double sax_svg_py(const sax_svg_t *s, double y);
 
-void sax_svg_line(const sax_svg_t *s, const double *x, const double *y, int n, const char *color, double width,
-                  bool dashed, bool steps);
+void sax_svg_line(const sax_svg_t *s, const double *x, const double *y, int n, const char *color,
+                  double width, bool dashed, bool steps);
 void sax_svg_mark(const sax_svg_t *s, double x, double y, sax_mark_t m, const char *color, double size,
                   const char *tooltip);
 /* Rectangle in data coordinates. */
@@ -50,7 +57,7 @@ void sax_svg_text(const sax_svg_t *s, double px, double py, const char *anchor, 
 typedef struct {
     const char *label;
     const char *color;
-    int mark;    /* sax_mark_t, or -1 for a line sample, -2 for a filled box */
+    int mark; /* sax_mark_t, or -1 for a line sample, -2 for a filled box */
     bool dashed;
 } sax_svg_legend_t;
 /* Legend box with its top-left corner at (px, py). */
@@ -74,9 +81,9 @@ sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenar
 sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, sax_error_t *err);
 /* Scatter of two objectives with the front marked, joined as a staircase when `staircase` (a
  * two-objective front; with more objectives its projection is not one). sax pareto --svg. */
-sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const char *xunit, const char *yname,
-                            const char *yunit, const double *x, const double *y, int64_t n, const int64_t *front,
-                            int64_t n_front, bool staircase, sax_error_t *err);
+sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const char *xunit,
+                            const char *yname, const char *yunit, const double *x, const double *y, int64_t n,
+                            const int64_t *front, int64_t n_front, bool staircase, sax_error_t *err);
 
 /* Label of scenario s: "site_links[0].bandwidth = 1.25 TB/s, ..." (or "the only scenario"). */
 void sax_report_scenario_label(const sax_results_data_t *d, int s, char *buf, size_t len);

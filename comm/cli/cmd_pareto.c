@@ -9,8 +9,9 @@
 
 static int usage(const char *why)
 {
-    fprintf(stderr, "sax pareto: %s\nusage: sax pareto RESULTS.h5 [--objectives a,b,...] [--scenario N] [--csv FILE] "
-                    "[--svg FILE]\n",
+    fprintf(stderr,
+            "sax pareto: %s\nusage: sax pareto RESULTS.h5 [--objectives a,b,...] [--scenario N] [--csv FILE] "
+            "[--svg FILE]\n",
             why);
     return 2;
 }
@@ -69,29 +70,30 @@ const sax_command_t sax_command_pareto = {
     .name = "pareto",
     .synopsis = "RESULTS.h5 [--objectives a,b,...] [--scenario N] [--csv FILE] [--svg FILE]",
     .summary = "Pareto analysis of a results file",
-    .help = "Prints, per scenario, the candidates of a results file (sax sweep -o) that no other candidate\n"
-            "beats in every chosen objective, as a table. Time, traffic, memory and GPUs are minimised;\n"
-            "mfu and tokens_per_s maximised. Two objectives take O(n log n) (sort and sweep).\n\n"
-            "The candidates are every stored row when the sweep ran with --store feasible|all; otherwise\n"
-            "those the file's reductions hold (/pareto, /top, best, best per value, baselines). Those\n"
-            "contain the exact front when the objectives are among the sweep's own Pareto objectives\n"
-            "(iteration_time_s, cross_site_bytes_per_iteration, ...); the output says when they may not.\n\n"
-            "options:\n"
-            "  --objectives a,b,...  output columns to trade off (default:\n"
-            "                        iteration_time_s,cross_site_bytes_per_iteration); one of\n"
-            "                        iteration_time_s tokens_per_s mfu model_flops_per_iteration\n"
-            "                        memory_per_gpu_bytes cross_site_bytes_per_iteration compute_s bubble_s\n"
-            "                        exposed_tp_s exposed_cp_s exposed_ep_s exposed_pp_s exposed_dp_s\n"
-            "                        gpus_used\n"
-            "  --scenario N          only scenario N (default: every scenario, one front each)\n"
-            "  --csv FILE            write the front(s) as CSV: every row field of docs/results-format.md\n"
-            "  --svg FILE            plot the first two objectives (first scenario shown): every\n"
-            "                        candidate in grey, the front in blue\n\n"
-            "examples:\n"
-            "  sax pareto results.h5\n"
-            "  sax pareto results.h5 --objectives iteration_time_s,memory_per_gpu_bytes --scenario 2 --svg f.svg\n\n"
-            "exit status: 0 done; 1 a file could not be written; 2 bad usage, unknown objective, or a file\n"
-            "             that is not a sax results file of this format version\n",
+    .help =
+        "Prints, per scenario, the candidates of a results file (sax sweep -o) that no other candidate\n"
+        "beats in every chosen objective, as a table. Time, traffic, memory and GPUs are minimised;\n"
+        "mfu and tokens_per_s maximised. Two objectives take O(n log n) (sort and sweep).\n\n"
+        "The candidates are every stored row when the sweep ran with --store feasible|all; otherwise\n"
+        "those the file's reductions hold (/pareto, /top, best, best per value, baselines). Those\n"
+        "contain the exact front when the objectives are among the sweep's own Pareto objectives\n"
+        "(iteration_time_s, cross_site_bytes_per_iteration, ...); the output says when they may not.\n\n"
+        "options:\n"
+        "  --objectives a,b,...  output columns to trade off (default:\n"
+        "                        iteration_time_s,cross_site_bytes_per_iteration); one of\n"
+        "                        iteration_time_s tokens_per_s mfu model_flops_per_iteration\n"
+        "                        memory_per_gpu_bytes cross_site_bytes_per_iteration compute_s bubble_s\n"
+        "                        exposed_tp_s exposed_cp_s exposed_ep_s exposed_pp_s exposed_dp_s\n"
+        "                        gpus_used\n"
+        "  --scenario N          only scenario N (default: every scenario, one front each)\n"
+        "  --csv FILE            write the front(s) as CSV: every row field of docs/results-format.md\n"
+        "  --svg FILE            plot the first two objectives (first scenario shown): every\n"
+        "                        candidate in grey, the front in blue\n\n"
+        "examples:\n"
+        "  sax pareto results.h5\n"
+        "  sax pareto results.h5 --objectives iteration_time_s,memory_per_gpu_bytes --scenario 2 --svg f.svg\n\n"
+        "exit status: 0 done; 1 a file could not be written; 2 bad usage, unknown objective, or a file\n"
+        "             that is not a sax results file of this format version\n",
     .needs_mpi = false,
     .implemented = true,
     .run = run,

@@ -48,22 +48,23 @@ const sax_command_t sax_command_report = {
     .name = "report",
     .synopsis = "RESULTS.h5 [--svg-dir DIR]",
     .summary = "best configuration per scenario against the baselines, with plots",
-    .help = "Prints, for each scenario of a results file (sax sweep -o), the fastest configuration with its\n"
-            "breakdown, and for each baseline of the configuration the fastest candidate that agrees with\n"
-            "it and its speedup: baseline time / best time.\n\n"
-            "options:\n"
-            "  --svg-dir DIR   also draw standalone SVG plots into DIR (created if missing):\n"
-            "                  pareto-s<N>.svg     step time vs cross-site traffic per iteration: the\n"
-            "                                      candidates, their Pareto front, the best, the baselines\n"
-            "                  breakdown-s<N>.svg  stacked bars of compute, bubble and exposed TP/CP/EP/PP/DP\n"
-            "                                      time for the best and each baseline\n"
-            "                  scenario-var<V>.svg best step time and speedup over the first baseline against\n"
-            "                                      swept variable V, one line per placement (order)\n"
-            "                  Open them in a browser; hover a point for its configuration.\n\n"
-            "example:\n"
-            "  sax report results.h5 --svg-dir plots/\n\n"
-            "exit status: 0 done; 1 a plot could not be written; 2 bad usage, or a file that is not a sax\n"
-            "             results file of this format version\n",
+    .help =
+        "Prints, for each scenario of a results file (sax sweep -o), the fastest configuration with its\n"
+        "breakdown, and for each baseline of the configuration the fastest candidate that agrees with\n"
+        "it and its speedup: baseline time / best time.\n\n"
+        "options:\n"
+        "  --svg-dir DIR   also draw standalone SVG plots into DIR (created if missing):\n"
+        "                  pareto-s<N>.svg     step time vs cross-site traffic per iteration: the\n"
+        "                                      candidates, their Pareto front, the best, the baselines\n"
+        "                  breakdown-s<N>.svg  stacked bars of compute, bubble and exposed TP/CP/EP/PP/DP\n"
+        "                                      time for the best and each baseline\n"
+        "                  scenario-var<V>.svg best step time and speedup over the first baseline against\n"
+        "                                      swept variable V, one line per placement (order)\n"
+        "                  Open them in a browser; hover a point for its configuration.\n\n"
+        "example:\n"
+        "  sax report results.h5 --svg-dir plots/\n\n"
+        "exit status: 0 done; 1 a plot could not be written; 2 bad usage, or a file that is not a sax\n"
+        "             results file of this format version\n",
     .needs_mpi = false,
     .implemented = true,
     .run = run,

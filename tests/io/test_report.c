@@ -35,7 +35,6 @@ static char *slurp(const char *path)
     return s;
 }
 
-
 static char *captured(FILE *f)
 {
     fflush(f);
@@ -59,7 +58,8 @@ static int xml_elements(const char *s)
         p = strstr(p, "?>") + 2;
     while ((p = strpbrk(p, "<&"))) {
         if (*p == '&') {
-            if (strncmp(p, "&amp;", 5) && strncmp(p, "&lt;", 4) && strncmp(p, "&gt;", 4) && strncmp(p, "&quot;", 6))
+            if (strncmp(p, "&amp;", 5) && strncmp(p, "&lt;", 4) && strncmp(p, "&gt;", 4) &&
+                strncmp(p, "&quot;", 6))
                 return -1;
             p++;
             continue;
@@ -138,11 +138,13 @@ static void test_report_text_and_plots(void **state)
     /* speedup = baseline time / best time, from the fixture's brute-force reductions */
     for (int s = 0; s < FX_SCENARIOS; s++) {
         char want[128];
-        snprintf(want, sizeof want, "Scenario %d: site_links[0].bandwidth = %s", s, s ? "5 TB/s" : "1.25 TB/s");
+        snprintf(want, sizeof want, "Scenario %d: site_links[0].bandwidth = %s", s,
+                 s ? "5 TB/s" : "1.25 TB/s");
         assert_non_null(strstr(text, want));
         for (int b = 0; b < 2; b++) {
             const sax_record_t *bl = &fx->baseline_best[s * 2 + b];
-            snprintf(want, sizeof want, "%8.3fx", bl->result.iteration_time_s / fx->best[s].result.iteration_time_s);
+            snprintf(want, sizeof want, "%8.3fx",
+                     bl->result.iteration_time_s / fx->best[s].result.iteration_time_s);
             assert_non_null(strstr(text, want));
         }
     }
@@ -154,16 +156,18 @@ static void test_report_text_and_plots(void **state)
     free(text);
 
     char p[800];
-    const char *pareto_must[] = {"<polyline", "step time (s)", "cross-site traffic per iteration (GB)",
-                                 "Pareto front (", "production", "tp1", "best", "candidates (540)"};
+    const char *pareto_must[] = {"<polyline",      "step time (s)",   "cross-site traffic per iteration (GB)",
+                                 "Pareto front (", "production",      "tp1",
+                                 "best",           "candidates (540)"};
     snprintf(p, sizeof p, "%s/pareto-s0.svg", dir);
     assert_svg(p, pareto_must, 8);
-    const char *bars_must[] = {"compute", "bubble", "exposed_tp", "exposed_dp", "time per iteration (s)",
+    const char *bars_must[] = {"compute",    "bubble", "exposed_tp", "exposed_dp", "time per iteration (s)",
                                "production", "<rect"};
     snprintf(p, sizeof p, "%s/breakdown-s1.svg", dir);
     assert_svg(p, bars_must, 7);
-    const char *scen_must[] = {"site_links[0].bandwidth (TB/s)", "tp-cp-pp-dp", "tp-cp-dp-pp",
-                               "speedup over production", "best step time (s)", "best of all placements"};
+    const char *scen_must[] = {
+        "site_links[0].bandwidth (TB/s)", "tp-cp-pp-dp",        "tp-cp-dp-pp",
+        "speedup over production",        "best step time (s)", "best of all placements"};
     snprintf(p, sizeof p, "%s/scenario-var0.svg", dir);
     assert_svg(p, scen_must, 6);
 }
@@ -214,7 +218,8 @@ static void test_pareto_csv(void **state)
     snprintf(svg_path, sizeof svg_path, "%s/front.svg", g_dir);
     sax_pareto_opts_t o = {.path = g_all, .scenario = -1, .csv_path = csv_path, .svg_path = svg_path};
     sax_error_t err = {{0}};
-    assert_int_equal(sax_pareto_parse_objectives("iteration_time_s,cross_site_bytes_per_iteration", &o, &err), SAX_OK);
+    assert_int_equal(sax_pareto_parse_objectives("iteration_time_s,cross_site_bytes_per_iteration", &o, &err),
+                     SAX_OK);
     FILE *out = tmpfile();
     sax_status_t st = sax_pareto_report(&o, out, &err);
     char *text = captured(out);
@@ -234,7 +239,8 @@ static void test_pareto_csv(void **state)
     assert_non_null(strstr(csv, ",full,false,1,tp-cp-"));
     check_fronts_against_fixture(csv);
     free(csv);
-    const char *svg_must[] = {"iteration_time_s (s)", "cross_site_bytes_per_iteration (GB)", "Pareto front ("};
+    const char *svg_must[] = {"iteration_time_s (s)", "cross_site_bytes_per_iteration (GB)",
+                              "Pareto front ("};
     assert_svg(svg_path, svg_must, 3);
 }
 
@@ -298,15 +304,19 @@ int main(int argc, char **argv)
     fx_init(g_fx, SAX_STORE_ALL);
     sax_error_t err = {{0}};
     int rc = 0;
-    if (sax_results_write(MPI_COMM_SELF, g_all, &g_fx->res, g_fx->rows, FX_ROWS, NULL, 0, true, &err) != SAX_OK)
+    if (sax_results_write(MPI_COMM_SELF, g_all, &g_fx->res, g_fx->rows, FX_ROWS, NULL, 0, true, &err) !=
+        SAX_OK)
         rc = 1;
     g_fx->res.store = SAX_STORE_NONE;
-    if (rc == 0 && sax_results_write(MPI_COMM_SELF, g_none, &g_fx->res, NULL, 0, NULL, 0, true, &err) != SAX_OK)
+    if (rc == 0 &&
+        sax_results_write(MPI_COMM_SELF, g_none, &g_fx->res, NULL, 0, NULL, 0, true, &err) != SAX_OK)
         rc = 1;
     if (rc == 0) {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_xml_checker_catches_errors), cmocka_unit_test(test_report_text_and_plots),
-            cmocka_unit_test(test_pareto_csv),                 cmocka_unit_test(test_pareto_without_rows),
+            cmocka_unit_test(test_xml_checker_catches_errors),
+            cmocka_unit_test(test_report_text_and_plots),
+            cmocka_unit_test(test_pareto_csv),
+            cmocka_unit_test(test_pareto_without_rows),
             cmocka_unit_test(test_bad_objectives_and_scenario),
         };
         rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,8 +59,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/tests/io/bench-np%d.h5", SAX_BINARY_DIR, size);
     sax_results_write_stats_t stats;
     MPI_Barrier(MPI_COMM_WORLD);
-    sax_status_t st = sax_results_write_stats(MPI_COMM_WORLD, path, &fx->res, rows, per_rank, NULL, 0, true, &stats,
-                                              &err);
+    sax_status_t st =
+        sax_results_write_stats(MPI_COMM_WORLD, path, &fx->res, rows, per_rank, NULL, 0, true, &stats, &err);
     double seconds = stats.seconds, slowest = 0;
     MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     /* the same file without /rows: what the rest of the file costs */
@@ -68,7 +68,8 @@ int main(int argc, char **argv)
     sax_results_write_stats_t base;
     char base_path[640];
     snprintf(base_path, sizeof base_path, "%s.none", path);
-    sax_status_t st2 = sax_results_write_stats(MPI_COMM_WORLD, base_path, &fx->res, NULL, 0, NULL, 0, true, &base, &err);
+    sax_status_t st2 =
+        sax_results_write_stats(MPI_COMM_WORLD, base_path, &fx->res, NULL, 0, NULL, 0, true, &base, &err);
     if (st != SAX_OK || st2 != SAX_OK) {
         fprintf(stderr, "rank %d: %s\n", rank, err.text);
         rc = 1;
@@ -78,7 +79,8 @@ int main(int argc, char **argv)
         struct stat sb;
         stat(path, &sb);
         long long total = per_rank * size;
-        if (sax_results_read(path, true, &d, &err) != SAX_OK || d.n_rows != total || d.rows[total - 1].index != total - 1) {
+        if (sax_results_read(path, true, &d, &err) != SAX_OK || d.n_rows != total ||
+            d.rows[total - 1].index != total - 1) {
             fprintf(stderr, "read back failed: %s\n", err.text);
             rc = 1;
         } else {
@@ -92,11 +94,12 @@ int main(int argc, char **argv)
         double rows_s = (slowest - base.seconds) > 0 ? (double)total / (slowest - base.seconds) : 0;
         printf("ranks %d, rows %lld (%s), whole file %.3f s, without /rows %.3f s\n", size, total,
                source ? source : "fixture", slowest, base.seconds);
-        printf("/rows: %.3g rows/s, %.1f MB/s of in-memory rows (%zu B each); file %.1f MB (%.1f%% of raw), %.1f MB/s "
-               "on disk; io mode %d\n",
-               rows_s, rows_s * (double)sizeof(sax_row_t) / 1e6, sizeof(sax_row_t),
-               (double)sb.st_size / 1e6, 100.0 * (double)sb.st_size / ((double)total * (double)sizeof(sax_row_t)),
-               (double)sb.st_size / 1e6 / (slowest - base.seconds), stats.rows_io_mode);
+        printf(
+            "/rows: %.3g rows/s, %.1f MB/s of in-memory rows (%zu B each); file %.1f MB (%.1f%% of raw), %.1f MB/s "
+            "on disk; io mode %d\n",
+            rows_s, rows_s * (double)sizeof(sax_row_t) / 1e6, sizeof(sax_row_t), (double)sb.st_size / 1e6,
+            100.0 * (double)sb.st_size / ((double)total * (double)sizeof(sax_row_t)),
+            (double)sb.st_size / 1e6 / (slowest - base.seconds), stats.rows_io_mode);
     }
     MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     free(rows);

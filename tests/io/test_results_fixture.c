@@ -165,7 +165,8 @@ void fx_init(fx_t *fx, sax_store_t store)
             b->index = -1;
             for (int i = 0; i < FX_PER_SCENARIO; i++) {
                 const sax_record_t *r = &rows[i];
-                bool agrees = bl == 0 ? fx_order_of(fx, &r->candidate) == 0 && r->candidate.schedule == SAX_SCHEDULE_1F1B
+                bool agrees = bl == 0 ? fx_order_of(fx, &r->candidate) == 0 &&
+                                            r->candidate.schedule == SAX_SCHEDULE_1F1B
                                       : r->candidate.tp == 1;
                 if (r->result.feasible && agrees && (b->index < 0 || faster(r, b)))
                     *b = *r;

@@ -50,7 +50,7 @@ static void expect_refusal(const char *path, const char *fragment)
         fprintf(stderr, "message: %s\n", err.text);
     assert_non_null(strstr(err.text, fragment));
     assert_non_null(strstr(err.text, path)); /* names the file */
-    assert_null(d.best);                      /* nothing left allocated */
+    assert_null(d.best);                     /* nothing left allocated */
 }
 
 static void test_missing_file(void **state)
@@ -108,8 +108,8 @@ int main(void)
     snprintf(g_dir, sizeof g_dir, "%s/tests/io/results-read", SAX_BINARY_DIR);
     mkdir(g_dir, 0755);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_file),        cmocka_unit_test(test_not_hdf5),
-        cmocka_unit_test(test_not_from_sax),        cmocka_unit_test(test_incompatible_version),
+        cmocka_unit_test(test_missing_file),      cmocka_unit_test(test_not_hdf5),
+        cmocka_unit_test(test_not_from_sax),      cmocka_unit_test(test_incompatible_version),
         cmocka_unit_test(test_truncated_content),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

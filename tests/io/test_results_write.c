@@ -91,8 +91,8 @@ static void test_roundtrip(void **state)
         mine.end_unix_s += g_rank;
         mine.command_line = "";
     }
-    sax_status_t st = sax_results_write_stats(MPI_COMM_WORLD, path, &mine, fx->rows + first, count, NULL, 0, false,
-                                              &stats, &err);
+    sax_status_t st = sax_results_write_stats(MPI_COMM_WORLD, path, &mine, fx->rows + first, count, NULL, 0,
+                                              false, &stats, &err);
     int all_ok = 0, ok = st == SAX_OK;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (st != SAX_OK)
@@ -261,8 +261,8 @@ static void test_identical_across_ranks(void **state)
     sax_results_t blank;
     memset(&blank, 0, sizeof blank);
     sax_error_t err = {{0}};
-    sax_status_t st = sax_results_write(MPI_COMM_WORLD, path, g_rank == 0 ? &fx->res : &blank, mine, n_mine, runs,
-                                        n_runs, true, &err);
+    sax_status_t st = sax_results_write(MPI_COMM_WORLD, path, g_rank == 0 ? &fx->res : &blank, mine, n_mine,
+                                        runs, n_runs, true, &err);
     if (st != SAX_OK)
         fprintf(stderr, "rank %d: %s\n", g_rank, err.text);
     sax_status_t st_ref = SAX_OK;
