@@ -130,6 +130,34 @@ static void test_json_report(void **state)
     cJSON_Delete(root);
 }
 
+static void test_site_link(void **state)
+{
+    (void)state;
+    /* sendrecv between the two sites, written for alpha = 1 ms and 12.5 GB/s per flow (1% noise); four
+     * such flows share the link, so its aggregate bandwidth is 50 GB/s. The other levels keep their
+     * configured values (--partial). */
+    sax_error_t err = {{0}};
+    const char *m =
+        measurements("link.json", "{\"collectives\": [{\"file\": \"" DATA "sendrecv_perf_link.txt\", "
+                                  "\"op\": \"sendrecv\", \"tier\": \"site_links[0]\", \"gpus\": 2, "
+                                  "\"flows\": 4}]}");
+    assert_int_equal(calibrate(m, DATA "two-sites.json", true, false, NULL, NULL, 0, &err), SAX_OK);
+    char out_path[512];
+    snprintf(out_path, sizeof out_path, "%s/calibrated.json", tmpdir);
+    sax_config_t cfg;
+    assert_int_equal(sax_config_load(out_path, &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.problem.cluster.n_links, 1);
+    assert_true(fabs(cfg.problem.cluster.links[0].latency_s / 1e-3 - 1.0) < 0.03);
+    assert_true(fabs(cfg.problem.cluster.links[0].bw_Bps / 50e9 - 1.0) < 0.03);
+    assert_true(fabs(cfg.problem.cluster.links[0].distance_m - 200e3) < 1e-6); /* kept, informational */
+    assert_true(fabs(cfg.problem.cluster.scale_up.bw_Bps - 450e9) < 1.0);
+    sax_config_fini(&cfg);
+
+    /* without --partial the unmeasured levels are named */
+    assert_int_equal(calibrate(m, DATA "two-sites.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "\"scale_up\", \"cluster\""));
+}
+
 static void test_unknown_tier(void **state)
 {
     (void)state;
@@ -290,6 +318,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_calibration),
         cmocka_unit_test(test_json_report),
+        cmocka_unit_test(test_site_link),
         cmocka_unit_test(test_unknown_tier),
         cmocka_unit_test(test_level_without_data),
         cmocka_unit_test(test_single_step_count_and_size),
