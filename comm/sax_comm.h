@@ -67,7 +67,8 @@ int64_t sax_reduce_pareto(const sax_reduce_t *r, int scenario, const sax_record_
  * sax_search_value_count(s, k)). */
 const sax_record_t *sax_reduce_best_per_value(const sax_reduce_t *r, int scenario, sax_key_t k, int j);
 const sax_record_t *sax_reduce_baseline_best(const sax_reduce_t *r, int scenario, int baseline);
-/* The threshold the pruned search compares the bound of cur's block at radix position `pos` with:
+/* The threshold the pruned search compares the bound of cur's block at radix position `pos`
+ * (SAX_KEY_COUNT: cur alone) with:
  * the largest of the incumbent times of the scenario and of the baselines the block may match
  * (infinity while one of them has none). A block whose bound exceeds it holds neither a better
  * best nor a better baseline best, even with ties broken by index. */

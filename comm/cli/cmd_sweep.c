@@ -213,6 +213,22 @@ static void rows_add(void *ctx, const sax_record_t *rec)
     r->runs[r->n_runs - 1]++;
 }
 
+static int record_by_index(const void *a, const void *b)
+{
+    int64_t x = ((const sax_record_t *)a)->index, y = ((const sax_record_t *)b)->index;
+    return (x > y) - (x < y);
+}
+
+/* The pruned search visits a chunk best-first: the writer wants each run in index order. */
+static void rows_sort_runs(rows_t *r)
+{
+    int64_t at = 0;
+    for (int64_t i = 0; i < r->n_runs; i++) {
+        qsort(r->rows + at, (size_t)r->runs[i], sizeof *r->rows, record_by_index);
+        at += r->runs[i];
+    }
+}
+
 /* ---- results -------------------------------------------------------------------------------- */
 
 /* The reductions as the writer wants them: flat arrays, scenario-major. */
@@ -610,6 +626,7 @@ static int run(int argc, char **argv)
     if ((st = agree(comm, ok ? SAX_OK : sax_error_set(&err, SAX_ERR_NOMEM, "out of memory"), &err, true)) !=
         SAX_OK)
         goto out;
+    rows_sort_runs(&rows);
     const sax_counts_t *c = sax_reduce_counts_const(acc);
     sax_results_t res = {
         .config_json = cfg.effective_json,
