@@ -48,6 +48,18 @@ typedef struct {
     int32_t baseline;
 } sax_baseline_row_t;
 
+/* The rows one rank contributes to /rows: records, or rows already in the file's layout, split
+ * into runs (sax_results_write). */
+typedef struct {
+    const sax_record_t *recs; /* one of recs and rows */
+    const sax_row_t *rows;
+    int64_t n;
+    const int64_t *run_len; /* NULL: one run */
+    int64_t n_runs;
+} sax_row_source_t;
+
+void sax_results_rows_source(const sax_results_rows_t *acc, sax_row_source_t *src);
+
 /* HDF5 types of one file, created from the space (the `order` enum names the space's orders).
  * Every id is owned; sax_results_types_fini closes them. */
 typedef struct {

@@ -415,9 +415,23 @@ static int local_run_cmp(const void *a, const void *b)
 
 /* Collective: every rank learns every run, sorts them by key and derives its runs' file offsets.
  * Fails (identically on every rank) when runs interleave. */
-static sax_status_t place_runs(writer_t *w, const sax_record_t *rows, int64_t n_rows, const int64_t *run_len,
-                               int64_t n_runs, local_run_t **out, int64_t *n_out, int64_t *total)
+/* Scenario and index of row i of a source. */
+static void source_key(const sax_row_source_t *src, int64_t i, int64_t *scenario, int64_t *index)
 {
+    if (src->rows) {
+        *scenario = src->rows[i].scenario;
+        *index = src->rows[i].index;
+    } else {
+        *scenario = src->recs[i].scenario;
+        *index = src->recs[i].index;
+    }
+}
+
+static sax_status_t place_runs(writer_t *w, const sax_row_source_t *src, local_run_t **out, int64_t *n_out,
+                               int64_t *total)
+{
+    int64_t n_rows = src->n, n_runs = src->n_runs;
+    const int64_t *run_len = src->run_len;
     int64_t one_run = n_rows;
     if (n_runs == 0 || !run_len) {
         run_len = &one_run;
@@ -448,9 +462,11 @@ static sax_status_t place_runs(writer_t *w, const sax_record_t *rows, int64_t n_
     int64_t start = 0, m = 0;
     for (int64_t i = 0; i < n_runs; i++) {
         if (run_len[i] > 0) {
-            const sax_record_t *a = &rows[start], *z = &rows[start + run_len[i] - 1];
-            my[m] = (run_t){a->scenario, a->index, z->index, run_len[i], w->rank, start, 0};
-            if (z->scenario != a->scenario)
+            int64_t s0, i0, s1, i1;
+            source_key(src, start, &s0, &i0);
+            source_key(src, start + run_len[i] - 1, &s1, &i1);
+            my[m] = (run_t){s0, i0, i1, run_len[i], w->rank, start, 0};
+            if (s1 != s0)
                 my[m].last = INT64_MAX; /* a run crossing scenarios: compare on its first key only */
             m++;
         }
@@ -512,12 +528,11 @@ done:
     return SAX_OK;
 }
 
-static sax_status_t write_rows(writer_t *w, const sax_record_t *rows, int64_t n_rows, const int64_t *run_len,
-                               int64_t n_runs)
+static sax_status_t write_rows(writer_t *w, const sax_row_source_t *src)
 {
     local_run_t *runs = NULL;
-    int64_t nr = 0, total = 0;
-    sax_status_t st = place_runs(w, rows, n_rows, run_len, n_runs, &runs, &nr, &total);
+    int64_t nr = 0, total = 0, n_rows = src->n;
+    sax_status_t st = place_runs(w, src, &runs, &nr, &total);
     if (st != SAX_OK)
         return st;
 
@@ -556,8 +571,12 @@ static sax_status_t write_rows(writer_t *w, const sax_record_t *rows, int64_t n_
                 take = want - got;
             hsize_t start[1] = {(hsize_t)(runs[ri].file_off + in_run)}, count[1] = {(hsize_t)take};
             H5Sselect_hyperslab(fs, H5S_SELECT_OR, start, NULL, count, NULL);
-            for (int64_t i = 0; i < take; i++)
-                sax_results_row_from_record(w->res->space, &rows[runs[ri].src + in_run + i], &buf[got + i]);
+            if (src->rows)
+                memcpy(&buf[got], &src->rows[runs[ri].src + in_run], (size_t)take * sizeof *buf);
+            else
+                for (int64_t i = 0; i < take; i++)
+                    sax_results_row_from_record(w->res->space, &src->recs[runs[ri].src + in_run + i],
+                                                &buf[got + i]);
             got += take;
             in_run += take;
             if (in_run == runs[ri].len) {
@@ -761,10 +780,9 @@ sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t 
     return SAX_OK;
 }
 
-static bool valid_input(const sax_results_t *r, const sax_record_t *rows, int64_t n_rows)
+static bool valid_input(const sax_results_t *r)
 {
-    if (!r || !r->space || r->n_scenarios < 0 || r->n_top < 0 || r->n_pareto < 0 || r->n_bpv < 0 ||
-        n_rows < 0)
+    if (!r || !r->space || r->n_scenarios < 0 || r->n_top < 0 || r->n_pareto < 0 || r->n_bpv < 0)
         return false;
     if ((r->n_scenarios > 0 && !r->best) || (r->n_top > 0 && !r->top) || (r->n_pareto > 0 && !r->pareto))
         return false;
@@ -772,15 +790,13 @@ static bool valid_input(const sax_results_t *r, const sax_record_t *rows, int64_
         return false;
     if (r->n_scenarios > 0 && r->space->n_baselines > 0 && !r->baseline_best)
         return false;
-    if (r->space->n_scenario_vars > 0 && r->n_scenarios > 0 && !r->scenario_values)
-        return false;
-    return n_rows == 0 || rows;
+    return !(r->space->n_scenario_vars > 0 && r->n_scenarios > 0 && !r->scenario_values);
 }
 
-sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_results_t *res,
-                                     const sax_record_t *my_rows, int64_t n_my_rows,
-                                     const int64_t *my_run_len, int64_t n_my_runs, bool force,
-                                     sax_results_write_stats_t *stats, sax_error_t *err)
+/* Collective: the whole file, with /rows from `src` (this rank's rows). */
+static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_results_t *res,
+                               const sax_row_source_t *src, bool force, sax_results_write_stats_t *stats,
+                               sax_error_t *err)
 {
     writer_t w = {.comm = comm, .file = -1, .dxpl = -1, .res = res, .stats = stats, .err = err};
     MPI_Comm_rank(comm, &w.rank);
@@ -798,10 +814,9 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     memset(&plan, 0, sizeof plan);
     if (w.rank == 0) {
         sax_error_t e = {{0}};
-        sax_status_t st =
-            valid_input(res, my_rows, n_my_rows)
-                ? sax_results_check_target(path, force, &e)
-                : sax_error_set(&e, SAX_ERR_INTERNAL, "writing results: incomplete results given");
+        sax_status_t st = valid_input(res) ? sax_results_check_target(path, force, &e)
+                                           : sax_error_set(&e, SAX_ERR_INTERNAL,
+                                                           "writing results: incomplete results given");
         plan.status = (int)st;
         snprintf(plan.msg, sizeof plan.msg, "%s", e.text);
         if (st == SAX_OK &&
@@ -814,7 +829,7 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     if (plan.status != SAX_OK)
         return sax_error_set(err, (sax_status_t)plan.status, "%s", plan.msg);
     /* Ranks other than 0 contribute only their rows (and agree on the outcome below). */
-    int rows_ok = res != NULL && n_my_rows >= 0 && (n_my_rows == 0 || my_rows != NULL), all_rows_ok = 0;
+    int rows_ok = res != NULL && src->n >= 0 && (src->n == 0 || src->recs || src->rows), all_rows_ok = 0;
     MPI_Allreduce(&rows_ok, &all_rows_ok, 1, MPI_INT, MPI_LAND, comm);
     if (!all_rows_ok)
         return sax_error_set(err, SAX_ERR_INTERNAL, "writing results: invalid rows given to some rank");
@@ -854,7 +869,7 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     if (st == SAX_OK)
         st = write_reductions(&w);
     if (st == SAX_OK && res->store != SAX_STORE_NONE)
-        st = write_rows(&w, my_rows, n_my_rows, my_run_len, n_my_runs);
+        st = write_rows(&w, src);
     if (w.file >= 0 && H5Fclose(w.file) < 0 && st == SAX_OK)
         st = sax_error_set(err, SAX_ERR_HDF5, "%s: closing the results file failed", plan.tmp);
     H5Pclose(w.dxpl);
@@ -897,10 +912,29 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
     return SAX_OK;
 }
 
+sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_results_t *res,
+                                     const sax_record_t *my_rows, int64_t n_my_rows,
+                                     const int64_t *my_run_len, int64_t n_my_runs, bool force,
+                                     sax_results_write_stats_t *stats, sax_error_t *err)
+{
+    sax_row_source_t src = {my_rows, NULL, n_my_rows, my_run_len, n_my_runs};
+    return write_file(comm, path, res, &src, force, stats, err);
+}
+
 sax_status_t sax_results_write(MPI_Comm comm, const char *path, const sax_results_t *res,
                                const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
                                int64_t n_my_runs, bool force, sax_error_t *err)
 {
     return sax_results_write_stats(comm, path, res, my_rows, n_my_rows, my_run_len, n_my_runs, force, NULL,
                                    err);
+}
+
+sax_status_t sax_results_write_rows(MPI_Comm comm, const char *path, const sax_results_t *res,
+                                    const sax_results_rows_t *my_rows, bool force,
+                                    sax_results_write_stats_t *stats, sax_error_t *err)
+{
+    sax_row_source_t src = {NULL, NULL, 0, NULL, 0};
+    if (my_rows)
+        sax_results_rows_source(my_rows, &src);
+    return write_file(comm, path, res, &src, force, stats, err);
 }

@@ -182,6 +182,23 @@ sax_status_t sax_results_write_stats(MPI_Comm comm, const char *path, const sax_
                                      const int64_t *my_run_len, int64_t n_my_runs, bool force,
                                      sax_results_write_stats_t *stats, sax_error_t *err);
 
+/* A rank's rows for /rows kept compactly (272 bytes each, the file's layout, instead of a 520-byte
+ * sax_record_t) as a sweep produces them. Serial. `space` must outlive the accumulator and equal
+ * rank 0's (it resolves `order`). */
+typedef struct sax_results_rows sax_results_rows_t;
+sax_status_t sax_results_rows_create(const sax_space_desc_t *space, sax_results_rows_t **out,
+                                     sax_error_t *err);
+void sax_results_rows_destroy(sax_results_rows_t **rows);
+/* Starts a run: call it when a work chunk of consecutive indices starts (see sax_results_write). */
+sax_status_t sax_results_rows_begin_run(sax_results_rows_t *rows, sax_error_t *err);
+/* Appends one row to the current run (a first run is started if none is). SAX_ERR_NOMEM. */
+sax_status_t sax_results_rows_add(sax_results_rows_t *rows, const sax_record_t *rec, sax_error_t *err);
+int64_t sax_results_rows_count(const sax_results_rows_t *rows);
+/* sax_results_write with this rank's rows from an accumulator (NULL: none). Collective. */
+sax_status_t sax_results_write_rows(MPI_Comm comm, const char *path, const sax_results_t *res,
+                                    const sax_results_rows_t *my_rows, bool force,
+                                    sax_results_write_stats_t *stats, sax_error_t *err);
+
 /* Serial: SAX_ERR_INPUT when `path` exists and `force` is false, or when its directory does not. */
 sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t *err);
 
