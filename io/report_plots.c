@@ -156,7 +156,15 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     char cloud_label[64], front_label[64];
     snprintf(cloud_label, sizeof cloud_label, "%s (%lld)", from_rows ? "candidates" : "stored reductions",
              (long long)n);
-    snprintf(front_label, sizeof front_label, "Pareto front (%lld)", (long long)nf);
+    int64_t distinct = 0; /* candidates with equal objectives are all on the front: count the points */
+    for (int64_t i = 0; i < nf; i++)
+        distinct += i == 0 || v[2 * front[i]] != v[2 * front[i - 1]] ||
+                    v[2 * front[i] + 1] != v[2 * front[i - 1] + 1];
+    if (distinct == nf)
+        snprintf(front_label, sizeof front_label, "Pareto front (%lld)", (long long)nf);
+    else
+        snprintf(front_label, sizeof front_label, "Pareto front (%lld at %lld point%s)", (long long)nf,
+                 (long long)distinct, distinct == 1 ? "" : "s");
     int nl = 0;
     leg[nl++] = (sax_svg_legend_t){cloud_label, "#b0b0b0", SAX_MARK_CIRCLE, false};
     leg[nl++] = (sax_svg_legend_t){front_label, sax_svg_color(0), -1, false};
@@ -179,9 +187,10 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
             double bx = fmax(r->result.cross_site_bytes_per_iteration, xlog ? s.x0 : 0);
             sax_svg_mark(&s, bx, r->result.iteration_time_s, m, color, 6, names[b]);
             /* labels of baselines that land on the same spot step down instead of overprinting */
-            sax_svg_text(&s, sax_svg_px(&s, bx) + 9,
-                         sax_svg_py(&s, r->result.iteration_time_s) - 6 + 13.0 * b, "start", 11, false,
-                         d->space.baselines[b].name);
+            bool near_right = sax_svg_px(&s, bx) > s.right - 90; /* keep the label inside the plot */
+            sax_svg_text(&s, sax_svg_px(&s, bx) + (near_right ? -9 : 9),
+                         sax_svg_py(&s, r->result.iteration_time_s) - 6 + 13.0 * b,
+                         near_right ? "end" : "start", 11, false, d->space.baselines[b].name);
         }
         if (nl < (int)(sizeof leg / sizeof leg[0]))
             leg[nl++] = (sax_svg_legend_t){names[b], color, r->index < 0 ? -2 : (int)m, false};
