@@ -24,8 +24,22 @@
 
 static char tmpdir[256];
 
+/* Files this test creates, removed with the directory at the end. */
+static char created[64][512];
+static int n_created;
+
+static void remember(const char *path)
+{
+    for (int i = 0; i < n_created; i++)
+        if (strcmp(created[i], path) == 0)
+            return;
+    if (n_created < 64)
+        snprintf(created[n_created++], sizeof created[0], "%s", path);
+}
+
 static void write_file(const char *path, const char *text)
 {
+    remember(path);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
@@ -39,6 +53,7 @@ static sax_status_t calibrate(const char *measurements, const char *config, bool
     char out_path[512];
     snprintf(out_path, sizeof out_path, "%s/calibrated.json", tmpdir);
     remove(out_path);
+    remember(out_path);
     sax_calibrate_opts_t o;
     memset(&o, 0, sizeof o);
     o.measurements_path = measurements;
@@ -156,6 +171,116 @@ static void test_site_link(void **state)
     /* without --partial the unmeasured levels are named */
     assert_int_equal(calibrate(m, DATA "two-sites.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "\"scale_up\", \"cluster\""));
+}
+
+/* Sets the run parameters to known values on every GPU object of a problem (independently of the
+ * calibration's own code). */
+static void set_truth(sax_problem_t *p)
+{
+    p->training.dp_overlap_efficiency = 0.55;
+    p->training.tp_overlap = 0.35;
+    sax_gpu_t *g[SAX_MAX_SITES + 1];
+    int n = 0;
+    g[n++] = &p->cluster.gpu;
+    for (int s = 0; s < p->cluster.n_sites; s++)
+        g[n++] = &p->cluster.sites[s].gpu;
+    for (int i = 0; i < n; i++) {
+        bool a100 = strcmp(g[i]->name, "A100") == 0;
+        g[i]->gemm_eff_max = a100 ? 0.66 : 0.71;
+        g[i]->mem_eff = a100 ? 0.6 : 0.8;
+    }
+}
+
+static cJSON *load_json(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[1 << 18];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    return root;
+}
+
+static void test_runs_recover_known_parameters(void **state)
+{
+    (void)state;
+    /* The published runs of both GPU types, with "measured" times replaced by the model's own
+     * prediction under known parameters: the fit must find them again (to the tolerance of a
+     * finite-difference Levenberg-Marquardt), where the runs determine them. */
+    const char *files[2] = {DATA "published-a100-runs.json", DATA "published-h100-runs.json"};
+    cJSON *all = cJSON_CreateObject();
+    cJSON *runs = cJSON_AddArrayToObject(all, "runs");
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    for (int f = 0; f < 2; f++) {
+        cJSON *root = load_json(files[f]);
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "runs"))
+        {
+            sax_config_t cfg;
+            sax_error_t err = {{0}};
+            assert_int_equal(
+                sax_config_from_json(cJSON_GetObjectItemCaseSensitive(e, "config"), files[f], "", &cfg, &err),
+                SAX_OK);
+            set_truth(&cfg.problem);
+            sax_result_t r;
+            assert_int_equal(sax_model_eval(&cfg.problem, &cfg.candidate, scratch, &r), SAX_OK);
+            sax_config_fini(&cfg);
+            if (!r.feasible)
+                continue;
+            cJSON *run = cJSON_Duplicate(e, 1);
+            cJSON *measured = cJSON_CreateObject();
+            cJSON_AddNumberToObject(measured, "iteration_time_s", r.iteration_time_s);
+            cJSON_ReplaceItemInObjectCaseSensitive(run, "measured", measured);
+            cJSON_AddItemToArray(runs, run);
+        }
+        cJSON_Delete(root);
+    }
+    free(scratch);
+    assert_true(cJSON_GetArraySize(runs) >= 20);
+    char *body = cJSON_Print(all);
+    cJSON_Delete(all);
+    const char *m = measurements("synthetic-runs.json", body);
+    free(body);
+
+    static char report[1 << 17];
+    sax_error_t err = {{0}};
+    assert_int_equal(
+        calibrate(m, DATA "published-h100-config.json", false, true, NULL, report, sizeof report, &err),
+        SAX_OK);
+    cJSON *root = cJSON_Parse(report);
+    assert_non_null(root);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    const struct {
+        const char *name;
+        double truth;
+    } expect[] = {{"training.dp_overlap_efficiency", 0.55}, {"training.tp_overlap", 0.35},
+                  {"gpu[A100].gemm_efficiency_max", 0.66},  {"gpu[A100].memory_efficiency", 0.6},
+                  {"gpu[H100].gemm_efficiency_max", 0.71},  {"gpu[H100].memory_efficiency", 0.8}};
+    int checked = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "parameters"))
+    {
+        const char *name = cJSON_GetObjectItemCaseSensitive(p, "name")->valuestring;
+        double value = cJSON_GetObjectItemCaseSensitive(p, "value")->valuedouble;
+        bool determined = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "determined"));
+        for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++)
+            if (strcmp(name, expect[i].name) == 0 && determined) {
+                if (fabs(value - expect[i].truth) > 1e-3)
+                    fprintf(stderr, "%s: fitted %.6f, truth %.6f\n", name, value, expect[i].truth);
+                assert_true(fabs(value - expect[i].truth) < 1e-3);
+                checked++;
+            }
+    }
+    assert_true(checked >= 4);
+    /* noise-free: the fit reproduces every run, in sample and held out */
+    assert_true(cJSON_GetObjectItemCaseSensitive(r, "fitted_mean_abs_rel_error")->valuedouble < 1e-4);
+    assert_true(cJSON_GetObjectItemCaseSensitive(r, "heldout_mean_abs_rel_error")->valuedouble < 1e-3);
+    cJSON_Delete(root);
 }
 
 static void test_unknown_tier(void **state)
@@ -309,6 +434,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    for (int i = 0; i < n_created; i++)
+        remove(created[i]);
+    rmdir(tmpdir);
     MPI_Finalize();
     return 0;
 }
@@ -319,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_full_calibration),
         cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_site_link),
+        cmocka_unit_test(test_runs_recover_known_parameters),
         cmocka_unit_test(test_unknown_tier),
         cmocka_unit_test(test_level_without_data),
         cmocka_unit_test(test_single_step_count_and_size),
