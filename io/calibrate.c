@@ -288,6 +288,40 @@ static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_col
     return s;
 }
 
+/* sub[0..k) are the measurements of one level; sendrecv has no algorithm and takes no part. */
+static void fit_per_algorithm(cal_target_t *tg, const sax_coll_measurement_t *sub, int k)
+{
+    bool used[SAX_ALGORITHM_COUNT] = {false};
+    int n_used = 0;
+    for (int i = 0; i < k; i++)
+        if (sub[i].op != SAX_COLL_SENDRECV && !used[sub[i].algorithm]) {
+            used[sub[i].algorithm] = true;
+            n_used++;
+        }
+    tg->n_algo = 0;
+    if (n_used < 2)
+        return;
+    sax_coll_measurement_t *one = malloc((size_t)k * sizeof *one);
+    if (one == NULL)
+        return;
+    for (int a = 0; a < SAX_ALGORITHM_COUNT; a++) {
+        if (!used[a])
+            continue;
+        int n = 0;
+        for (int i = 0; i < k; i++)
+            if (sub[i].op != SAX_COLL_SENDRECV && (int)sub[i].algorithm == a)
+                one[n++] = sub[i];
+        char label[SAX_PATH_LEN + 32];
+        snprintf(label, sizeof label, "%s, %s only", tg->name, sax_algorithm_names[a]);
+        sax_error_t why = {{0}};
+        int j = tg->n_algo++;
+        tg->algo[j].algorithm = (sax_algorithm_t)a;
+        tg->algo[j].ok = sax_coll_fit(label, one, n, &tg->algo[j].fit, &why) == SAX_OK;
+        snprintf(tg->algo[j].why, sizeof tg->algo[j].why, "%.250s", tg->algo[j].ok ? "" : why.text);
+    }
+    free(one);
+}
+
 static sax_status_t fit_network(cal_state_t *st, const sax_coll_measurement_t *m, const int *target_of, int n,
                                 sax_error_t *err)
 {
@@ -315,8 +349,11 @@ static sax_status_t fit_network(cal_state_t *st, const sax_coll_measurement_t *m
                 sub[k++] = m[i];
         if (k == 0)
             continue;
-        s = sax_coll_fit(st->targets[t].name, sub, k, &st->targets[t].fit, err);
-        st->targets[t].fitted = s == SAX_OK;
+        cal_target_t *tg = &st->targets[t];
+        s = sax_coll_fit(tg->name, sub, k, &tg->fit, err);
+        tg->fitted = s == SAX_OK;
+        if (s == SAX_OK)
+            fit_per_algorithm(tg, sub, k);
     }
     free(sub);
     return s;
@@ -742,6 +779,19 @@ static void print_text(const cal_state_t *st, const sax_coll_measurement_t *m, c
                     tg->fit.latency_s * 1e6, tg->fit.latency_se_s * 1e6, tg->fit.bw_Bps / 1e9,
                     tg->fit.bw_se_Bps / 1e9, tg->fit.points, 100.0 * tg->fit.rms_rel_error, tg->fit.condition,
                     tg->fit.latency_at_bound ? "  alpha < 0 unconstrained: held at 0" : "");
+            for (int a = 0; a < tg->n_algo; a++) {
+                if (tg->algo[a].ok)
+                    fprintf(
+                        out,
+                        "    %-14s %12.4g %10.2g %14.5g %12.3g %6d %8.2f%% %9.3g  (%s alone; not written)\n",
+                        "", tg->algo[a].fit.latency_s * 1e6, tg->algo[a].fit.latency_se_s * 1e6,
+                        tg->algo[a].fit.bw_Bps / 1e9, tg->algo[a].fit.bw_se_Bps / 1e9, tg->algo[a].fit.points,
+                        100.0 * tg->algo[a].fit.rms_rel_error, tg->algo[a].fit.condition,
+                        sax_algorithm_names[tg->algo[a].algorithm]);
+                else
+                    fprintf(out, "    %-14s %s alone: %s\n", "", sax_algorithm_names[tg->algo[a].algorithm],
+                            tg->algo[a].why);
+            }
             if (tg->kind == CAL_TARGET_LINK && tg->flows != 1.0)
                 fprintf(out, "  %-16s written bandwidth = %g flows x %.5g GB/s\n", "", tg->flows,
                         tg->fit.bw_Bps / 1e9);
@@ -869,6 +919,22 @@ static void print_json(const cal_state_t *st, const sax_coll_measurement_t *m, c
         cJSON_AddNumberToObject(o, "points", tg->fit.points);
         cJSON_AddItemToObject(o, "rms_rel_error", json_num(tg->fit.rms_rel_error));
         cJSON_AddItemToObject(o, "max_rel_error", json_num(tg->fit.max_rel_error));
+        if (tg->n_algo > 0) {
+            cJSON *pa = cJSON_AddArrayToObject(o, "per_algorithm");
+            for (int a = 0; a < tg->n_algo; a++) {
+                cJSON *ao = cJSON_CreateObject();
+                cJSON_AddStringToObject(ao, "algorithm", sax_algorithm_names[tg->algo[a].algorithm]);
+                cJSON_AddBoolToObject(ao, "fitted", tg->algo[a].ok);
+                if (tg->algo[a].ok) {
+                    cJSON_AddItemToObject(ao, "latency_s", json_num(tg->algo[a].fit.latency_s));
+                    cJSON_AddItemToObject(ao, "bandwidth_Bps", json_num(tg->algo[a].fit.bw_Bps));
+                    cJSON_AddItemToObject(ao, "rms_rel_error", json_num(tg->algo[a].fit.rms_rel_error));
+                } else {
+                    cJSON_AddStringToObject(ao, "why", tg->algo[a].why);
+                }
+                cJSON_AddItemToArray(pa, ao);
+            }
+        }
         cJSON *ms = cJSON_AddArrayToObject(o, "measurements");
         for (int i = 0; i < nm; i++) {
             if (target_of[i] != t)

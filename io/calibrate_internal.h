@@ -18,6 +18,15 @@ typedef struct {
     bool fitted;
     sax_coll_fit_t fit;
     double flows; /* links: bandwidth written = fit.bw_Bps x flows */
+    /* When the level was measured with more than one algorithm: each algorithm alone, a diagnostic
+     * of whether one (alpha, B) describes them all (not written). */
+    int n_algo;
+    struct {
+        sax_algorithm_t algorithm;
+        bool ok;
+        sax_coll_fit_t fit;
+        char why[256]; /* when not ok: why this subset alone is ill-posed */
+    } algo[SAX_ALGORITHM_COUNT];
 } cal_target_t;
 
 /* One GPU type by name, and what the GEMM rows gave. */

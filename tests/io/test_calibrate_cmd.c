@@ -283,6 +283,44 @@ static void test_runs_recover_known_parameters(void **state)
     cJSON_Delete(root);
 }
 
+static void test_two_algorithms(void **state)
+{
+    (void)state;
+    /* ring (all_reduce + all_gather) and tree all_reduce across tier "cluster", all written for
+     * alpha = 1.5 us, B = 46 GB/s: the joint fit recovers them; alone, ring is well-posed and tree
+     * (one operation at one GPU count) is reported as such, without failing the command. */
+    static char report[1 << 16];
+    sax_error_t err = {{0}};
+    const char *m =
+        measurements("two-algorithms.json",
+                     "{\"collectives\": [{\"file\": " AR_POD
+                     ", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 16}, "
+                     "{\"file\": " AG_POD ", \"op\": \"all_gather\", \"tier\": \"cluster\", \"gpus\": 16}, "
+                     "{\"file\": \"" DATA
+                     "all_reduce_perf_pod16_tree.txt\", \"op\": \"all_reduce\", \"tier\": \"cluster\", "
+                     "\"gpus\": 16, \"algorithm\": \"tree\"}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, true, NULL, report, sizeof report, &err),
+                     SAX_OK);
+    cJSON *root = cJSON_Parse(report);
+    assert_non_null(root);
+    const cJSON *tier = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "network"), 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(tier, "tier")->valuestring, "cluster");
+    assert_true(fabs(cJSON_GetObjectItemCaseSensitive(tier, "bandwidth_Bps")->valuedouble / 46e9 - 1.0) <
+                0.03);
+    assert_true(fabs(cJSON_GetObjectItemCaseSensitive(tier, "latency_s")->valuedouble / 1.5e-6 - 1.0) < 0.05);
+    const cJSON *pa = cJSON_GetObjectItemCaseSensitive(tier, "per_algorithm");
+    assert_int_equal(cJSON_GetArraySize(pa), 2);
+    const cJSON *ring = cJSON_GetArrayItem(pa, 0), *tree = cJSON_GetArrayItem(pa, 1);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(ring, "algorithm")->valuestring, "ring");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ring, "fitted")));
+    assert_true(fabs(cJSON_GetObjectItemCaseSensitive(ring, "bandwidth_Bps")->valuedouble / 46e9 - 1.0) <
+                0.03);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(tree, "algorithm")->valuestring, "tree");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(tree, "fitted")));
+    assert_non_null(strstr(cJSON_GetObjectItemCaseSensitive(tree, "why")->valuestring, "another GPU count"));
+    cJSON_Delete(root);
+}
+
 static void test_unknown_tier(void **state)
 {
     (void)state;
@@ -447,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_full_calibration),
         cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_site_link),
+        cmocka_unit_test(test_two_algorithms),
         cmocka_unit_test(test_runs_recover_known_parameters),
         cmocka_unit_test(test_unknown_tier),
         cmocka_unit_test(test_level_without_data),
