@@ -77,7 +77,8 @@ const sax_command_t sax_command_calibrate = {
     .summary = "fit model parameters to measurements (PETSc least squares)",
     .help =
         "Fits the cost model to a cluster's own measurements and writes CALIBRATED.json: CONFIG.json with\n"
-        "the fitted values written back as SI numbers, usable directly by eval, sweep and validate.\n"
+        "the fitted values written back as SI numbers, usable directly by eval, sweep and space\n"
+        "(--holdout checks the calibration against a `sax validate` dataset).\n"
         "\n"
         "MEASUREMENTS.json (docs/calibration.md) holds any of:\n"
         "  collectives  nccl-tests outputs (all_reduce_perf, all_gather_perf, reduce_scatter_perf,\n"
