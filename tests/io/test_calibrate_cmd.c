@@ -321,6 +321,44 @@ static void test_two_algorithms(void **state)
     cJSON_Delete(root);
 }
 
+static void test_gemms_on_a_preset_gpu(void **state)
+{
+    (void)state;
+    /* "gpu": "H100" (a preset name) becomes {"preset": "H100", ...fitted keys} */
+    cJSON *cfg_json = load_json(DATA "cluster.json");
+    cJSON *cluster = cJSON_GetObjectItemCaseSensitive(cfg_json, "cluster");
+    cJSON_ReplaceItemInObjectCaseSensitive(cluster, "gpu", cJSON_CreateString("H100"));
+    char *text = cJSON_Print(cfg_json);
+    cJSON_Delete(cfg_json);
+    char cfg_path[512];
+    snprintf(cfg_path, sizeof cfg_path, "%s/preset-gpu.json", tmpdir);
+    write_file(cfg_path, text);
+    free(text);
+    const char *m = measurements("gemms.json", "{\"gemms\": ["
+                                               "{\"gpu\": \"H100\", \"m\": 1024, \"n\": 1024, \"k\": 1024, "
+                                               "\"time\": \"4.08871511 us\"},"
+                                               "{\"gpu\": \"H100\", \"m\": 8192, \"n\": 8192, \"k\": 8192, "
+                                               "\"tflops\": 728.72148}]}");
+    sax_error_t err = {{0}};
+    assert_int_equal(calibrate(m, cfg_path, false, false, NULL, NULL, 0, &err), SAX_OK);
+    char out_path[512];
+    snprintf(out_path, sizeof out_path, "%s/calibrated.json", tmpdir);
+    cJSON *out = load_json(out_path);
+    const cJSON *gpu =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(out, "cluster"), "gpu");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(gpu, "preset")->valuestring, "H100");
+    /* two rows, two parameters: an exact fit of 0.78 and 160 FLOP/B (rows rounded to 9 and 5 digits) */
+    assert_true(fabs(cJSON_GetObjectItemCaseSensitive(gpu, "gemm_efficiency_max")->valuedouble - 0.78) <
+                1e-4);
+    assert_true(fabs(cJSON_GetObjectItemCaseSensitive(gpu, "gemm_efficiency_half_intensity")->valuedouble -
+                     160.0) < 0.1);
+    cJSON_Delete(out);
+    sax_config_t cfg;
+    assert_int_equal(sax_config_load(out_path, &cfg, &err), SAX_OK);
+    assert_true(fabs(cfg.problem.cluster.gpu.peak_flops_bf16 - 989e12) < 1e6); /* the preset's */
+    sax_config_fini(&cfg);
+}
+
 static void test_unknown_tier(void **state)
 {
     (void)state;
@@ -485,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_full_calibration),
         cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_site_link),
+        cmocka_unit_test(test_gemms_on_a_preset_gpu),
         cmocka_unit_test(test_two_algorithms),
         cmocka_unit_test(test_runs_recover_known_parameters),
         cmocka_unit_test(test_unknown_tier),
