@@ -757,6 +757,23 @@ static double gemm_fitted_s(const cal_state_t *st, int row)
     return sax_gemm_time_s(&g, r->m, r->n, r->k, r->precision);
 }
 
+/* What the -c configuration says about a level: alpha and the effective bandwidth the model uses
+ * (bandwidth x efficiency; a site link's aggregate bandwidth). */
+static void configured_level(const cal_state_t *st, const cal_target_t *tg, double *alpha, double *bw)
+{
+    const sax_cluster_t *c = &st->config.problem.cluster;
+    if (tg->kind == CAL_TARGET_SCALE_UP) {
+        *alpha = c->scale_up.latency_s;
+        *bw = c->scale_up.bw_Bps * c->scale_up.efficiency;
+    } else if (tg->kind == CAL_TARGET_TIER) {
+        *alpha = c->tiers[tg->index].latency_s;
+        *bw = c->tiers[tg->index].bw_Bps * c->tiers[tg->index].efficiency;
+    } else {
+        *alpha = c->links[tg->index].latency_s;
+        *bw = c->links[tg->index].bw_Bps;
+    }
+}
+
 static void print_text(const cal_state_t *st, const sax_coll_measurement_t *m, const int *target_of, int nm,
                        const holdout_t *h, FILE *out)
 {
@@ -792,6 +809,10 @@ static void print_text(const cal_state_t *st, const sax_coll_measurement_t *m, c
                     fprintf(out, "    %-14s %s alone: %s\n", "", sax_algorithm_names[tg->algo[a].algorithm],
                             tg->algo[a].why);
             }
+            double cfg_alpha, cfg_bw;
+            configured_level(st, tg, &cfg_alpha, &cfg_bw);
+            fprintf(out, "    %-14s configured: alpha %.4g us, effective bandwidth %.5g GB/s%s\n", "",
+                    cfg_alpha * 1e6, cfg_bw / 1e9, tg->kind == CAL_TARGET_LINK ? " (aggregate)" : "");
             if (tg->kind == CAL_TARGET_LINK && tg->flows != 1.0)
                 fprintf(out, "  %-16s written bandwidth = %g flows x %.5g GB/s\n", "", tg->flows,
                         tg->fit.bw_Bps / 1e9);
@@ -829,6 +850,8 @@ static void print_text(const cal_state_t *st, const sax_coll_measurement_t *m, c
                     cg->gemm.points, 100.0 * cg->gemm.rms_rel_error, cg->gemm.condition,
                     cg->gemm.eff_max_at_bound ? "  faster than the configured peak: eff_max held at 1" : "",
                     cg->gemm.half_ai_at_bound ? "  half_ai held at 0" : "");
+            fprintf(out, "  %-12s configured: eff_max %.4g, half_ai %.4g FLOP/B\n", "", cg->gpu.gemm_eff_max,
+                    cg->gpu.gemm_eff_half_ai);
         }
         fprintf(out, "  residuals per measurement:\n");
         for (int i = 0; i < st->n_gemm_rows; i++) {
@@ -915,6 +938,10 @@ static void print_json(const cal_state_t *st, const sax_coll_measurement_t *m, c
         cJSON_AddItemToObject(o, "bandwidth_Bps", json_num(tg->fit.bw_Bps));
         cJSON_AddItemToObject(o, "bandwidth_std_error_Bps", json_num(tg->fit.bw_se_Bps));
         cJSON_AddBoolToObject(o, "latency_at_bound", tg->fit.latency_at_bound);
+        double cfg_alpha, cfg_bw;
+        configured_level(st, tg, &cfg_alpha, &cfg_bw);
+        cJSON_AddItemToObject(o, "configured_latency_s", json_num(cfg_alpha));
+        cJSON_AddItemToObject(o, "configured_effective_bandwidth_Bps", json_num(cfg_bw));
         cJSON_AddItemToObject(o, "condition", json_num(tg->fit.condition));
         cJSON_AddNumberToObject(o, "points", tg->fit.points);
         cJSON_AddItemToObject(o, "rms_rel_error", json_num(tg->fit.rms_rel_error));
