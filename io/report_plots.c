@@ -61,26 +61,39 @@ static void short_config(const sax_results_data_t *d, const sax_record_t *r, cha
 
 sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario, sax_error_t *err)
 {
-    sax_record_t *pool = NULL;
-    int64_t n = 0;
-    bool from_rows = false;
-    sax_status_t st = sax_results_candidates(d, scenario, &pool, &n, &from_rows, err);
+    /* The exact front over (traffic, time), streamed from /rows when stored, and a sample for the
+     * cloud: pool = the sample, then the front. */
+    const int obj[2] = {sax_pareto_objective_lookup("cross_site_bytes_per_iteration"),
+                        sax_pareto_objective_lookup("iteration_time_s")};
+    sax_results_front_t fr;
+    sax_status_t st = sax_results_front(d, scenario, obj, 2, MAX_CLOUD, &fr, err);
     if (st != SAX_OK)
         return st;
+    bool from_rows = fr.from_rows;
+    int64_t n_cloud = fr.n_sample, nf = fr.n_front, n = n_cloud + nf;
+    sax_record_t *pool = malloc((size_t)(n > 0 ? n : 1) * sizeof *pool);
     double *v = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *v);
-    int64_t *front = malloc((size_t)(n > 0 ? n : 1) * sizeof *front);
-    if (!v || !front) {
+    int64_t *front = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *front);
+    if (!pool || !v || !front) {
+        free(pool);
         free(v);
         free(front);
-        free(pool);
+        sax_results_front_fini(&fr);
         return nomem(err);
     }
+    if (n_cloud > 0)
+        memcpy(pool, fr.sample, (size_t)n_cloud * sizeof *pool);
+    if (nf > 0)
+        memcpy(pool + n_cloud, fr.front, (size_t)nf * sizeof *pool);
+    for (int64_t i = 0; i < nf; i++)
+        front[i] = n_cloud + i;
+    int64_t n_candidates = fr.n_candidates;
+    sax_results_front_fini(&fr);
     double xmax = 0, ymin = INFINITY, ymax = 0;
     for (int64_t i = 0; i < n; i++) {
         v[2 * i] = pool[i].result.cross_site_bytes_per_iteration;
         v[2 * i + 1] = pool[i].result.iteration_time_s;
     }
-    int64_t nf = sax_pareto_front(v, n, 2, front);
     const sax_record_t *marks[1 + SAX_SPACE_MAX_BASELINES];
     int nm = 0;
     if (d->best[scenario].index >= 0)
@@ -128,9 +141,8 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     if (xlog)
         for (int64_t i = 0; i < n; i++)
             v[2 * i] = fmax(v[2 * i], s.x0);
-    int64_t step = n > MAX_CLOUD ? (n + MAX_CLOUD - 1) / MAX_CLOUD : 1;
     fputs("<g opacity=\"0.55\">\n", f);
-    for (int64_t i = 0; i < n; i += step)
+    for (int64_t i = 0; i < n_cloud; i++)
         sax_svg_mark(&s, v[2 * i], v[2 * i + 1], SAX_MARK_CIRCLE, "#b0b0b0", 2.2, NULL);
     fputs("</g>\n", f);
     double *fx = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *fx),
@@ -155,7 +167,7 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     char names[SAX_SPACE_MAX_BASELINES][SAX_NAME_LEN + 24];
     char cloud_label[64], front_label[64];
     snprintf(cloud_label, sizeof cloud_label, "%s (%lld)", from_rows ? "candidates" : "stored reductions",
-             (long long)n);
+             (long long)n_candidates);
     int64_t distinct = 0; /* candidates with equal objectives are all on the front: count the points */
     for (int64_t i = 0; i < nf; i++)
         distinct += i == 0 || v[2 * front[i]] != v[2 * front[i - 1]] ||
@@ -439,11 +451,13 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
 /* ---- generic front (sax pareto --svg) ----------------------------------------------------------- */
 
 sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const char *xunit,
-                            const char *yname, const char *yunit, const double *x, const double *y, int64_t n,
-                            const int64_t *front, int64_t n_front, bool staircase, sax_error_t *err)
+                            const char *yname, const char *yunit, const double *x, const double *y,
+                            int64_t n_cloud, int64_t n_total, const int64_t *front, int64_t n_front,
+                            bool staircase, sax_error_t *err)
 {
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t j = 0; j < n_cloud + n_front; j++) {
+        int64_t i = j < n_cloud ? j : front[j - n_cloud];
         xmin = fmin(xmin, x[i]);
         xmax = fmax(xmax, x[i]);
         ymin = fmin(ymin, y[i]);
@@ -470,9 +484,8 @@ sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const
     sax_svg_area(&s, 90, 64, 640, 500);
     sax_svg_range(&s, xmin, xmax, xlog, ymin, ymax, ylog);
     sax_svg_axes(&s, xl, xs, yl, ys);
-    int64_t step = n > MAX_CLOUD ? (n + MAX_CLOUD - 1) / MAX_CLOUD : 1;
     fputs("<g opacity=\"0.55\">\n", f);
-    for (int64_t i = 0; i < n; i += step)
+    for (int64_t i = 0; i < n_cloud; i++)
         sax_svg_mark(&s, x[i], y[i], SAX_MARK_CIRCLE, "#b0b0b0", 2.2, NULL);
     fputs("</g>\n", f);
     for (int64_t i = 0; i < n_front; i++) {
@@ -484,7 +497,7 @@ sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const
     for (int64_t i = 0; i < n_front; i++)
         sax_svg_mark(&s, fx[i], fy[i], SAX_MARK_CIRCLE, sax_svg_color(0), 4, NULL);
     char cl[48], fl[48];
-    snprintf(cl, sizeof cl, "candidates (%lld)", (long long)n);
+    snprintf(cl, sizeof cl, "candidates (%lld)", (long long)n_total);
     snprintf(fl, sizeof fl, "Pareto front (%lld)", (long long)n_front);
     sax_svg_legend_t leg[2] = {{cl, "#b0b0b0", SAX_MARK_CIRCLE, false},
                                {fl, sax_svg_color(0), staircase ? -1 : SAX_MARK_CIRCLE, false}};

@@ -99,6 +99,11 @@ typedef struct {
 /* Every member of sax_row_t as it is named in files; fills up to `max` entries, returns the count. */
 int sax_results_columns(sax_results_column_t *out, int max);
 
+/* sax_results_front reading /rows `batch_rows` at a time (tests use small batches). */
+sax_status_t sax_results_front_batched(const sax_results_data_t *d, int s, const int *obj, int k,
+                                       int64_t max_sample, int64_t batch_rows, sax_results_front_t *out,
+                                       sax_error_t *err);
+
 /* Column `col` (of sax_results_columns) of a record as CSV/text: enums by name, doubles with 17
  * significant digits. */
 void sax_results_column_format(const sax_space_desc_t *space, const sax_record_t *rec, int col, char *buf,

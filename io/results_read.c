@@ -376,7 +376,8 @@ static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_re
             d->res.infeasible[c[i].reason] = c[i].count;
     free(buf);
 
-    if (with_rows && H5Lexists(r->file, "rows", H5P_DEFAULT) > 0)
+    d->has_rows = H5Lexists(r->file, "rows", H5P_DEFAULT) > 0;
+    if (with_rows && d->has_rows)
         st = read_records(r, d, "rows", t->row_t, &d->rows, &d->n_rows);
     return st;
 }
@@ -478,6 +479,7 @@ static sax_status_t check_format(reader_t *r, sax_results_data_t *d)
 sax_status_t sax_results_read(const char *path, bool with_rows, sax_results_data_t *out, sax_error_t *err)
 {
     memset(out, 0, sizeof *out);
+    snprintf(out->path, sizeof out->path, "%s", path);
     reader_t r = {.path = path, .file = -1, .err = err};
     FILE *probe = fopen(path, "rb");
     if (!probe)
@@ -537,4 +539,138 @@ done:
     if (st != SAX_OK)
         sax_results_data_fini(out);
     return st;
+}
+
+/* ---- /rows in pieces ---------------------------------------------------------------------------- */
+
+struct sax_results_file {
+    const sax_results_data_t *d;
+    hid_t file, rows;
+    hid_t scenario_t; /* compound with the scenario field only */
+    sax_results_types_t t;
+    int64_t total;
+};
+
+void sax_results_rows_close(sax_results_file_t **f)
+{
+    if (!f || !*f)
+        return;
+    sax_results_types_fini(&(*f)->t);
+    if ((*f)->scenario_t >= 0)
+        H5Tclose((*f)->scenario_t);
+    if ((*f)->rows >= 0)
+        H5Dclose((*f)->rows);
+    if ((*f)->file >= 0)
+        H5Fclose((*f)->file);
+    free(*f);
+    *f = NULL;
+}
+
+int64_t sax_results_rows_total(const sax_results_file_t *f) { return f ? f->total : 0; }
+
+sax_status_t sax_results_rows_open(const sax_results_data_t *d, sax_results_file_t **out, sax_error_t *err)
+{
+    *out = NULL;
+    if (!d->has_rows)
+        return SAX_OK;
+    sax_results_file_t *f = calloc(1, sizeof *f);
+    if (!f)
+        return sax_error_set(err, SAX_ERR_NOMEM, "%s: no memory to read /rows", d->path);
+    f->d = d;
+    f->file = f->rows = f->scenario_t = -1;
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    sax_status_t st = sax_results_types_init(&f->t, &d->space, err); /* on failure its ids are all -1 */
+    if (st == SAX_OK) {
+        f->file = H5Fopen(d->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        f->rows = f->file >= 0 ? H5Dopen2(f->file, "rows", H5P_DEFAULT) : -1;
+        hid_t sp = f->rows >= 0 ? H5Dget_space(f->rows) : -1;
+        f->total = sp >= 0 ? (int64_t)H5Sget_simple_extent_npoints(sp) : -1;
+        if (sp >= 0)
+            H5Sclose(sp);
+        f->scenario_t = H5Tcreate(H5T_COMPOUND, sizeof(int32_t));
+        if (f->total < 0 || f->scenario_t < 0 ||
+            H5Tinsert(f->scenario_t, "scenario", 0, H5T_NATIVE_INT32) < 0)
+            st = sax_error_set(err, SAX_ERR_INPUT, "%s: cannot open /rows", d->path);
+    }
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    if (st != SAX_OK) {
+        sax_results_rows_close(&f);
+        return st;
+    }
+    *out = f;
+    return SAX_OK;
+}
+
+/* Reads `n` rows from `first` every `stride` with memory type `mt` into buf. */
+static herr_t read_slab(sax_results_file_t *f, int64_t first, int64_t n, int64_t stride, hid_t mt, void *buf)
+{
+    hid_t fs = H5Dget_space(f->rows);
+    hsize_t start[1] = {(hsize_t)first}, step[1] = {(hsize_t)stride}, count[1] = {(hsize_t)n};
+    hid_t ms = H5Screate_simple(1, count, NULL);
+    herr_t rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, step, count, NULL);
+    if (rc >= 0)
+        rc = H5Dread(f->rows, mt, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc;
+}
+
+/* First row whose scenario is >= s (binary search over the sorted scenario column). */
+static int64_t lower_bound(sax_results_file_t *f, int s, bool *ok)
+{
+    int64_t lo = 0, hi = f->total;
+    while (lo < hi && *ok) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int32_t sc = 0;
+        *ok = read_slab(f, mid, 1, 1, f->scenario_t, &sc) >= 0;
+        if (sc < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+sax_status_t sax_results_rows_scenario(sax_results_file_t *f, int s, int64_t *first, int64_t *n,
+                                       sax_error_t *err)
+{
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    bool ok = true;
+    int64_t a = lower_bound(f, s, &ok), b = ok ? lower_bound(f, s + 1, &ok) : a;
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    if (!ok)
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: cannot read the scenario column of /rows", f->d->path);
+    *first = a;
+    *n = b - a;
+    return SAX_OK;
+}
+
+sax_status_t sax_results_rows_read(sax_results_file_t *f, int64_t first, int64_t n, int64_t stride,
+                                   sax_record_t *out, sax_error_t *err)
+{
+    if (n <= 0)
+        return SAX_OK;
+    if (stride < 1 || first < 0 || first + (n - 1) * stride >= f->total)
+        return sax_error_set(err, SAX_ERR_INTERNAL, "%s: rows %lld.. (stride %lld, %lld rows) outside /rows",
+                             f->d->path, (long long)first, (long long)stride, (long long)n);
+    sax_row_t *rows = malloc((size_t)n * sizeof *rows);
+    if (!rows)
+        return sax_error_set(err, SAX_ERR_NOMEM, "%s: no memory for %lld rows", f->d->path, (long long)n);
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    herr_t rc = read_slab(f, first, n, stride, f->t.row_t, rows);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    if (rc >= 0)
+        for (int64_t i = 0; i < n; i++)
+            sax_results_record_from_row(&f->d->space, &rows[i], &out[i]);
+    free(rows);
+    return rc < 0 ? sax_error_set(err, SAX_ERR_INPUT, "%s: cannot read /rows", f->d->path) : SAX_OK;
 }

@@ -214,6 +214,8 @@ typedef struct {
     int32_t *bpv_key, *bpv_value;
     sax_record_t *rows; /* /rows when read with `with_rows` and stored; else NULL */
     int64_t n_rows;
+    bool has_rows;   /* the file has /rows (whether or not read) */
+    char path[4096]; /* the file read */
 } sax_results_data_t;
 
 /* Serial. Opens `path`, checks it is a sax results file of a compatible format version
@@ -221,6 +223,19 @@ typedef struct {
  * `with_rows`. */
 sax_status_t sax_results_read(const char *path, bool with_rows, sax_results_data_t *out, sax_error_t *err);
 void sax_results_data_fini(sax_results_data_t *d);
+
+/* Serial: /rows read in pieces, for files too large to hold in memory. `d` (sax_results_read of the
+ * same file, without rows) must outlive the reader. *f is NULL when the file stores no rows. */
+typedef struct sax_results_file sax_results_file_t;
+sax_status_t sax_results_rows_open(const sax_results_data_t *d, sax_results_file_t **f, sax_error_t *err);
+void sax_results_rows_close(sax_results_file_t **f);
+int64_t sax_results_rows_total(const sax_results_file_t *f);
+/* The rows of scenario s are [*first, *first + *n): /rows is sorted by scenario. */
+sax_status_t sax_results_rows_scenario(sax_results_file_t *f, int s, int64_t *first, int64_t *n,
+                                       sax_error_t *err);
+/* Rows first, first + stride, ... (n of them) as records into out[0..n). */
+sax_status_t sax_results_rows_read(sax_results_file_t *f, int64_t first, int64_t n, int64_t stride,
+                                   sax_record_t *out, sax_error_t *err);
 
 /* Name of a candidate's value of key `k` as it appears in files and reports ("1f1b", "8",
  * "tp-cp-pp-dp"); `space` resolves `order`. Writes at most `len` bytes to `buf`, returns buf. */
@@ -245,6 +260,23 @@ double sax_pareto_objective_value(int i, const sax_result_t *r);
 int64_t sax_pareto_front(const double *values, int64_t n, int k, int64_t *front);
 /* The simple general method for any k (exposed so tests can compare the two). */
 int64_t sax_pareto_front_general(const double *values, int64_t n, int k, int64_t *front);
+
+/* Serial. The front of scenario s over objectives obj[0..k) (sax_pareto_objective_lookup
+ * indices; directions as sax_pareto_objective_maximised) among the feasible candidates the file
+ * holds: /rows streamed in batches when stored (memory bounded by the front and one batch),
+ * otherwise the reductions (as sax_results_candidates). Also an even sample of at most
+ * `max_sample` feasible candidates, for plots. Release with sax_results_front_fini. */
+typedef struct {
+    sax_record_t *front; /* ordered as sax_pareto_front orders it */
+    int64_t n_front;
+    sax_record_t *sample;
+    int64_t n_sample;
+    int64_t n_candidates; /* feasible candidates considered */
+    bool from_rows;
+} sax_results_front_t;
+sax_status_t sax_results_front(const sax_results_data_t *d, int s, const int *obj, int k, int64_t max_sample,
+                               sax_results_front_t *out, sax_error_t *err);
+void sax_results_front_fini(sax_results_front_t *f);
 
 /* Serial. The feasible candidates a results file holds for `scenario` (-1: all): every stored row
  * when /rows exists (*from_rows true), otherwise the union of /pareto, /top, /best,

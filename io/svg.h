@@ -79,11 +79,13 @@ sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenar
  * `var`, one line per placement (order), from /best_per_value; other scenario variables held at
  * their first value. */
 sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, sax_error_t *err);
-/* Scatter of two objectives with the front marked, joined as a staircase when `staircase` (a
- * two-objective front; with more objectives its projection is not one). sax pareto --svg. */
+/* Scatter of two objectives: x/y[0..n_cloud) are the grey cloud (a sample of n_total
+ * candidates), x/y[front[i]] the front, joined as a staircase when `staircase` (a two-objective
+ * front; with more objectives its projection is not one). sax pareto --svg. */
 sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const char *xunit,
-                            const char *yname, const char *yunit, const double *x, const double *y, int64_t n,
-                            const int64_t *front, int64_t n_front, bool staircase, sax_error_t *err);
+                            const char *yname, const char *yunit, const double *x, const double *y,
+                            int64_t n_cloud, int64_t n_total, const int64_t *front, int64_t n_front,
+                            bool staircase, sax_error_t *err);
 
 /* Label of scenario s: "site_links[0].bandwidth = 1.25 TB/s, ..." (or "the only scenario"). */
 void sax_report_scenario_label(const sax_results_data_t *d, int s, char *buf, size_t len);

@@ -31,7 +31,7 @@ static int run(int argc, char **argv)
         return usage("no results file given");
     sax_error_t err = {{0}};
     sax_results_data_t d;
-    sax_status_t st = sax_results_read(path, true, &d, &err);
+    sax_status_t st = sax_results_read(path, false, &d, &err); /* /rows is streamed */
     if (st == SAX_OK) {
         printf("%s\n", path);
         st = sax_report_write(stdout, &d, svg_dir, &err);

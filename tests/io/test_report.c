@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "results_hdf5.h"
 #include "test_results_fixture.h"
 
 static fx_t *g_fx;
@@ -271,6 +272,64 @@ static void test_pareto_without_rows(void **state)
     free(text);
 }
 
+/* /rows in pieces: scenario ranges, strided reads, and a front streamed in batches of 7 rows equal
+ * to the fixture's brute-force front (the front of a union is the front of the parts' fronts). */
+static void test_streamed_rows(void **state)
+{
+    (void)state;
+    fx_t *fx = g_fx;
+    sax_results_data_t d;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_results_read(g_all, false, &d, &err), SAX_OK);
+    assert_true(d.has_rows);
+    assert_null(d.rows);
+    sax_results_file_t *f = NULL;
+    assert_int_equal(sax_results_rows_open(&d, &f, &err), SAX_OK);
+    assert_non_null(f);
+    assert_int_equal(sax_results_rows_total(f), FX_ROWS);
+    int64_t first, n;
+    assert_int_equal(sax_results_rows_scenario(f, 1, &first, &n, &err), SAX_OK);
+    assert_int_equal(first, FX_PER_SCENARIO);
+    assert_int_equal(n, FX_PER_SCENARIO);
+    assert_int_equal(sax_results_rows_scenario(f, 2, &first, &n, &err), SAX_OK);
+    assert_int_equal(n, 0);
+    sax_record_t r[4];
+    assert_int_equal(sax_results_rows_read(f, 10, 4, 100, r, &err), SAX_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(r[i].index, 3 * (10 + 100 * i)); /* index = 3 j */
+    assert_int_equal(sax_results_rows_read(f, FX_ROWS - 1, 2, 1, r, &err), SAX_ERR_INTERNAL);
+    sax_results_rows_close(&f);
+    assert_null(f);
+
+    const int obj[2] = {sax_pareto_objective_lookup("iteration_time_s"),
+                        sax_pareto_objective_lookup("cross_site_bytes_per_iteration")};
+    for (int s = 0; s < FX_SCENARIOS; s++) {
+        sax_results_front_t small, big;
+        assert_int_equal(sax_results_front_batched(&d, s, obj, 2, 50, 7, &small, &err), SAX_OK);
+        assert_int_equal(sax_results_front(&d, s, obj, 2, 50, &big, &err), SAX_OK);
+        assert_int_equal(small.n_candidates, 540); /* 600 rows, j % 10 == 9 infeasible */
+        assert_true(small.from_rows);
+        assert_true(small.n_sample > 0 && small.n_sample <= 50);
+        assert_int_equal(small.n_front, big.n_front);
+        for (int64_t i = 0; i < small.n_front; i++)
+            assert_int_equal(small.front[i].index, big.front[i].index);
+        int want = 0;
+        for (int64_t i = 0; i < fx->n_pareto; i++) {
+            if (fx->pareto[i].scenario != s)
+                continue;
+            bool found = false;
+            for (int64_t j = 0; j < small.n_front; j++)
+                found = found || small.front[j].index == fx->pareto[i].index;
+            assert_true(found);
+            want++;
+        }
+        assert_int_equal(small.n_front, want);
+        sax_results_front_fini(&small);
+        sax_results_front_fini(&big);
+    }
+    sax_results_data_fini(&d);
+}
+
 static void test_bad_objectives_and_scenario(void **state)
 {
     (void)state;
@@ -318,6 +377,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_pareto_csv),
             cmocka_unit_test(test_pareto_without_rows),
             cmocka_unit_test(test_bad_objectives_and_scenario),
+            cmocka_unit_test(test_streamed_rows),
         };
         rc = cmocka_run_group_tests(tests, NULL, NULL);
     } else {
