@@ -40,7 +40,16 @@ int main(int argc, char **argv)
         } else {
             pattern = src.rows;
             n_pattern = src.n_rows;
-            fx->res.space = &src.space; /* the orders of the source's space */
+            /* the source's space (its orders) and its first scenario; the fixture's reductions of
+             * scenario 0 stand in for the source's */
+            fx->res.space = &src.space;
+            fx->res.n_scenarios = 1;
+            fx->res.scenario_values = src.scenario_values;
+            fx->res.n_top = FX_TOP_K;
+            fx->res.n_pareto = 0;
+            while (fx->res.n_pareto < fx->n_pareto && fx->pareto[fx->res.n_pareto].scenario == 0)
+                fx->res.n_pareto++;
+            fx->res.n_bpv = 0;
         }
     }
     int any = 0;
