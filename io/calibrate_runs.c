@@ -218,19 +218,23 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
 
     /* Runs the model cannot run at the start values take no part (reported). */
     int usable = 0;
+    sax_error_t first_unusable = {{0}};
     for (int i = 0; i < st->n_runs; i++) {
-        sax_error_t ignored;
+        sax_error_t why = {{0}};
         cal_run_t *run = &st->runs[i];
-        run->usable = cal_predict(st, start, &run->cfg, run->label, &run->start_s, &ignored) == SAX_OK;
+        run->usable = cal_predict(st, start, &run->cfg, run->label, &run->start_s, &why) == SAX_OK;
         run->fitted_s = run->heldout_s = NAN;
         if (run->usable)
             idx[usable++] = i;
+        else if (first_unusable.text[0] == '\0')
+            first_unusable = why;
     }
     if (usable < 2) {
         s = sax_error_set(err, SAX_ERR_INPUT,
                           "%s: \"runs\": %d run(s) the model can evaluate; at least 2 are needed to fit and "
-                          "cross-validate the run parameters",
-                          st->opts->measurements_path, usable);
+                          "cross-validate the run parameters%s%.400s",
+                          st->opts->measurements_path, usable, first_unusable.text[0] ? "; " : "",
+                          first_unusable.text);
         goto done;
     }
     fit_ctx_t all = {st, usable, idx};

@@ -494,6 +494,32 @@ static void test_too_few_runs(void **state)
     cJSON_Delete(root);
     assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "at least 2"));
+
+    /* two runs, one of which the model cannot run (1008B parameters on 384 GPUs without model
+     * parallelism does not fit in 80 GiB): the reason is named */
+    cJSON *a100 = load_json(DATA "published-a100-runs.json");
+    cJSON *a_runs = cJSON_GetObjectItemCaseSensitive(a100, "runs");
+    cJSON *two = cJSON_CreateObject();
+    cJSON *two_runs = cJSON_AddArrayToObject(two, "runs");
+    cJSON_AddItemToArray(two_runs, cJSON_Duplicate(cJSON_GetArrayItem(a_runs, 0), 1));
+    cJSON *big = cJSON_Duplicate(cJSON_GetArrayItem(a_runs, 9), 1);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(big, "name")->valuestring, "sc21-t1-1008.0B");
+    cJSON *par =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(big, "config"), "parallelism");
+    cJSON_ReplaceItemInObjectCaseSensitive(par, "tp", cJSON_CreateNumber(1));
+    cJSON_ReplaceItemInObjectCaseSensitive(par, "pp", cJSON_CreateNumber(1));
+    cJSON_ReplaceItemInObjectCaseSensitive(par, "dp", cJSON_CreateNumber(384));
+    cJSON_AddItemToArray(two_runs, big);
+    body = cJSON_Print(two);
+    m = measurements("infeasible-run.json", body);
+    free(body);
+    cJSON_Delete(two);
+    cJSON_Delete(a100);
+    assert_int_equal(calibrate(m, DATA "published-a100-config.json", false, false, NULL, NULL, 0, &err),
+                     SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "1 run(s) the model can evaluate"));
+    assert_non_null(strstr(err.text, "sc21-t1-1008.0B"));
+    assert_non_null(strstr(err.text, "infeasible"));
 }
 
 static int setup(void **state)
