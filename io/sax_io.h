@@ -144,8 +144,8 @@ typedef struct {
     int top_k;
     const sax_record_t *pareto; /* n_pareto: front per scenario, sorted by scenario then time */
     int64_t n_pareto;
-    const char *pareto_objectives;      /* its objectives, comma-separated column names (NULL: the
-                                      default below) */
+    /* the objectives of `pareto`, comma-separated column names (NULL: the default above) */
+    const char *pareto_objectives;
     const sax_record_t *best_per_value; /* n_bpv: best for scenario s, key bpv_key[i] = bpv_value[i] */
     const int32_t *bpv_key;             /* sax_key_t */
     const int32_t *bpv_value;           /* integer coding of sax_candidate_get (order: index into
@@ -244,8 +244,9 @@ char *sax_results_key_value_str(const sax_space_desc_t *space, const sax_candida
 
 /* ==== reports, Pareto analysis and plots ===================================================== */
 
-/* Output columns usable as Pareto objectives: the metrics of SAX_METRIC_LIST plus gpus_used.
- * Times, bytes, memory and GPUs are minimised; mfu and tokens_per_s maximised. */
+/* Output columns usable as Pareto objectives: the metrics of SAX_METRIC_LIST, the breakdown
+ * (compute_s, bubble_s, exposed_*_s) and gpus_used. mfu and tokens_per_s are maximised, the others
+ * minimised. */
 int sax_pareto_objective_count(void);
 const char *sax_pareto_objective_name(int i);
 bool sax_pareto_objective_maximised(int i);
@@ -253,8 +254,8 @@ int sax_pareto_objective_lookup(const char *name); /* index or -1 */
 double sax_pareto_objective_value(int i, const sax_result_t *r);
 
 /* Non-dominated subset of `n` points with `k` objectives, all minimised (negate maximised ones):
- * `values` is n x k row-major, no NaN (infinities are fine). A point is dominated when another is <= in every objective and <
- * in one; equal points are all kept. Writes the front's point indices to `front` (capacity n),
+ * `values` is n x k row-major, no NaN (infinities are fine). A point is dominated when another is
+ * <= in every objective and < in one; equal points are all kept. Writes the front's point indices to `front` (capacity n),
  * ordered by the objectives lexicographically, and returns their number (or -1 when out of memory).
  * Two objectives take O(n log n) (sort and sweep); more take O(n log n + n f k), f = front size. */
 int64_t sax_pareto_front(const double *values, int64_t n, int k, int64_t *front);
