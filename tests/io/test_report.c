@@ -272,6 +272,54 @@ static void test_pareto_without_rows(void **state)
     free(text);
 }
 
+/* A sweep without baselines and without scenario variables: the file still reads back, the report
+ * says what is missing, and every plot is still well-formed. */
+static void test_minimal_sweep(void **state)
+{
+    (void)state;
+    fx_t *fx = malloc(sizeof *fx);
+    fx_init(fx, SAX_STORE_NONE);
+    fx->space.n_baselines = 0;
+    fx->space.n_scenario_vars = 0;
+    fx->res.n_scenarios = 1;
+    fx->res.scenario_values = NULL;
+    fx->res.baseline_best = NULL;
+    fx->res.n_top = FX_TOP_K;
+    fx->res.n_bpv = 5;
+    int64_t np = 0;
+    while (np < fx->n_pareto && fx->pareto[np].scenario == 0)
+        np++;
+    fx->res.n_pareto = np;
+    char path[700], dir[700];
+    snprintf(path, sizeof path, "%s/minimal.h5", g_dir);
+    snprintf(dir, sizeof dir, "%s/minimal-plots", g_dir);
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_results_write(MPI_COMM_SELF, path, &fx->res, NULL, 0, NULL, 0, true, &err), SAX_OK);
+    sax_results_data_t d;
+    assert_int_equal(sax_results_read(path, true, &d, &err), SAX_OK);
+    assert_int_equal(d.res.n_scenarios, 1);
+    assert_int_equal(d.space.n_baselines, 0);
+    assert_int_equal(d.space.n_scenario_vars, 0);
+    assert_false(d.has_rows);
+    FILE *out = tmpfile();
+    sax_status_t st = sax_report_write(out, &d, dir, &err);
+    char *text = captured(out);
+    assert_int_equal(st, SAX_OK);
+    assert_non_null(strstr(text, "Scenario 0: the only scenario"));
+    assert_non_null(strstr(text, "no baselines in the configuration"));
+    assert_non_null(strstr(text, "no scenario variables"));
+    free(text);
+    char p[800];
+    const char *must[] = {"Pareto front (", "stored reductions ("};
+    snprintf(p, sizeof p, "%s/pareto-s0.svg", dir);
+    assert_svg(p, must, 2);
+    const char *bars[] = {"best", "compute"};
+    snprintf(p, sizeof p, "%s/breakdown-s0.svg", dir);
+    assert_svg(p, bars, 2);
+    sax_results_data_fini(&d);
+    free(fx);
+}
+
 /* /rows in pieces: scenario ranges, strided reads, and a front streamed in batches of 7 rows equal
  * to the fixture's brute-force front (the front of a union is the front of the parts' fronts). */
 static void test_streamed_rows(void **state)
@@ -378,6 +426,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_pareto_without_rows),
             cmocka_unit_test(test_bad_objectives_and_scenario),
             cmocka_unit_test(test_streamed_rows),
+            cmocka_unit_test(test_minimal_sweep),
         };
         rc = cmocka_run_group_tests(tests, NULL, NULL);
     } else {
