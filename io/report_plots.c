@@ -135,8 +135,9 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     sax_svg_begin(&s, f, 900, 580, "Step time vs cross-site traffic per iteration");
     sax_svg_subtitle(&s, sub);
     sax_svg_area(&s, 90, 64, 600, 500);
-    sax_svg_range(&s, xlog ? xpos : 0, xmax > 0 ? xmax : 1, xlog, ylog ? ymin : fmin(0, ymin),
-                  ymax > 0 ? ymax : 1, ylog);
+    /* a little headroom so that points at the maxima stay off the frame */
+    sax_svg_range(&s, xlog ? xpos : 0, xmax > 0 ? xmax * (xlog ? 1.2 : 1.03) : 1, xlog,
+                  ylog ? ymin : fmin(0, ymin), ymax > 0 ? ymax * (ylog ? 1.2 : 1.05) : 1, ylog);
     sax_svg_axes(&s, xl, xs, yl, ys);
     if (xlog)
         for (int64_t i = 0; i < n; i++)
