@@ -103,4 +103,27 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err);
 sax_status_t cal_predict(const cal_state_t *st, const double *x, const sax_config_t *cfg, const char *label,
                          double *time_s, sax_error_t *err);
 
+/* The cases of a --holdout dataset and their predictions. */
+typedef struct {
+    int n;
+    sax_case_t *cases;
+    double *before_s, *after_s; /* as configured / calibrated; NAN: infeasible under the model */
+} cal_holdout_t;
+
+/* calibrate.c */
+sax_status_t cal_read_text_file(const char *path, const char *what, char **out, sax_error_t *err);
+
+/* calibrate_output.c: writes CALIBRATED.json and loads it back. */
+sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err);
+/* cJSON's printed text with its tab layout as spaces. */
+bool cal_write_untabbed(FILE *f, const char *text);
+
+/* calibrate_report.c */
+sax_status_t cal_holdout_evaluate(const cal_state_t *st, cal_holdout_t *h, sax_error_t *err);
+void cal_holdout_fini(cal_holdout_t *h);
+void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, const int *target_of, int nm,
+                     const cal_holdout_t *h, FILE *out);
+void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, const int *target_of, int nm,
+                     const cal_holdout_t *h, FILE *out);
+
 #endif
