@@ -273,6 +273,14 @@ static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_col
         cal_target_t *t = &st->targets[tg[i]];
         if ((s = check_span(st, t, mi, file, path, err)) != SAX_OK)
             break;
+        if (fl != NULL && t->kind != CAL_TARGET_LINK) {
+            s = sax_error_set(
+                err, SAX_ERR_INPUT,
+                "%s: %s.flows: applies to site links only (their aggregate bandwidth), found it for "
+                "\"%s\"",
+                file, path, t->name);
+            break;
+        }
         if (t->kind == CAL_TARGET_LINK && t->n_measurements > 0 && t->flows != mi->flows) {
             s = sax_error_set(
                 err, SAX_ERR_INPUT,

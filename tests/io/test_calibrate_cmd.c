@@ -464,6 +464,12 @@ static void test_inconsistent_entries(void **state)
     assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "tier \"cluster\" to span more than one unit inside it (8 GPUs)"));
 
+    m = measurements("flows.json",
+                     "{\"collectives\": [{\"file\": " AR_POD
+                     ", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 16, \"flows\": 2}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "collectives[0].flows: applies to site links only"));
+
     m = measurements("empty.json", "{\"note\": \"nothing\"}");
     assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "nothing to fit"));
