@@ -1,10 +1,11 @@
 /* results_write.c - writes a sweep's results file collectively through MPI-IO (parallel HDF5).
  *
- * Every rank makes the same HDF5 calls with the same arguments (metadata is collective); the
- * reductions, identical on every rank, are written by rank 0 inside collective H5Dwrite calls
- * (the other ranks select nothing); /rows is written by every rank at offsets computed from the
- * runs all ranks announce, so its order is (scenario, index) whatever the number of ranks. The
- * file is written under a temporary name and renamed by rank 0 once closed.
+ * Every rank makes the same HDF5 calls with the same arguments (metadata is collective): rank 0
+ * broadcasts the provenance, the space and the sizes first. The reductions are read on rank 0
+ * only and written by it inside collective H5Dwrite calls (the other ranks select nothing);
+ * /rows is written by every rank at offsets computed from the runs all ranks announce, so its
+ * order is (scenario, index) whatever the number of ranks. The file is written under a temporary
+ * name and renamed by rank 0 once every rank has closed it.
  */
 #define _POSIX_C_SOURCE 200809L /* gmtime_r */
 
