@@ -477,14 +477,52 @@ done:
 
 /* ---- runs ------------------------------------------------------------------------------------ */
 
+/* "runs": "DATASET.json": the cases of a `sax validate` dataset (relative to the measurements file). */
+static sax_status_t runs_from_dataset(cal_state_t *st, const char *name, sax_error_t *err)
+{
+    char path[1024];
+    resolve_path(st->opts->measurements_path, name, path, sizeof path);
+    sax_case_t *cases = NULL;
+    int n = 0;
+    sax_status_t s = sax_dataset_load(path, &cases, &n, err);
+    if (s != SAX_OK)
+        return s;
+    st->runs = calloc((size_t)n + 1, sizeof *st->runs);
+    if (st->runs == NULL) {
+        sax_dataset_free(cases, n);
+        return sax_error_set(err, SAX_ERR_NOMEM, "out of memory reading %s", path);
+    }
+    for (int i = 0; i < n; i++) {
+        cal_run_t *r = &st->runs[i];
+        snprintf(r->name, sizeof r->name, "%s", cases[i].name);
+        snprintf(r->label, sizeof r->label, "%.60s cases[%d] (%.40s)", name, i, cases[i].name);
+        r->cfg = cases[i].config; /* ownership moves to the run */
+        memset(&cases[i].config, 0, sizeof cases[i].config);
+        r->measured_s = cases[i].measured_s;
+    }
+    st->n_runs = n;
+    sax_dataset_free(cases, n);
+    for (int i = 0; i < n; i++)
+        if (!st->runs[i].cfg.has_candidate)
+            return sax_error_set(err, SAX_ERR_INPUT,
+                                 "%s: cases[%d].config.parallelism: expected the parallelism "
+                                 "of the measured run, found nothing",
+                                 path, i);
+    return SAX_OK;
+}
+
 static sax_status_t parse_runs(cal_state_t *st, const cJSON *arr, sax_error_t *err)
 {
     static const char *const keys[] = {"name",    "config",      "measured", "family", "source",
                                        "derived", "assumptions", "note",     NULL};
     static const char *const measured_keys[] = {"iteration_time_s", NULL};
     const char *file = st->opts->measurements_path;
+    if (cJSON_IsString(arr))
+        return runs_from_dataset(st, arr->valuestring, err);
     if (!cJSON_IsArray(arr))
-        return sax_error_set(err, SAX_ERR_INPUT, "%s: runs: expected a list", file);
+        return sax_error_set(
+            err, SAX_ERR_INPUT,
+            "%s: runs: expected a list of runs or the file name of a dataset, found another type", file);
     int n = cJSON_GetArraySize(arr);
     if (n == 0)
         return SAX_OK;
@@ -560,7 +598,8 @@ sax_status_t sax_calibrate_run(const sax_calibrate_opts_t *opts, FILE *out, sax_
     const cJSON *coll = cJSON_GetObjectItemCaseSensitive(root, "collectives");
     const cJSON *gemms = cJSON_GetObjectItemCaseSensitive(root, "gemms");
     const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
-    if (cJSON_GetArraySize(coll) + cJSON_GetArraySize(gemms) + cJSON_GetArraySize(runs) == 0) {
+    if (cJSON_GetArraySize(coll) + cJSON_GetArraySize(gemms) + cJSON_GetArraySize(runs) == 0 &&
+        !cJSON_IsString(runs)) {
         s = sax_error_set(
             err, SAX_ERR_INPUT,
             "%s: nothing to fit: expected measurements in \"collectives\", \"gemms\" or \"runs\"",

@@ -210,7 +210,7 @@ static void test_runs_recover_known_parameters(void **state)
     /* The published runs of both GPU types, with "measured" times replaced by the model's own
      * prediction under known parameters: the fit must find them again (to the tolerance of a
      * finite-difference Levenberg-Marquardt), where the runs determine them. */
-    const char *files[2] = {DATA "published-a100-runs.json", DATA "published-h100-runs.json"};
+    const char *files[2] = {DATA "published-a100-cases.json", DATA "published-h100-cases.json"};
     cJSON *all = cJSON_CreateObject();
     cJSON *runs = cJSON_AddArrayToObject(all, "runs");
     sax_scratch_t *scratch = malloc(sax_scratch_size());
@@ -219,7 +219,7 @@ static void test_runs_recover_known_parameters(void **state)
     for (int f = 0; f < 2; f++) {
         cJSON *root = load_json(files[f]);
         const cJSON *e;
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "runs"))
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "cases"))
         {
             sax_config_t cfg;
             sax_error_t err = {{0}};
@@ -357,6 +357,30 @@ static void test_gemms_on_a_preset_gpu(void **state)
     assert_int_equal(sax_config_load(out_path, &cfg, &err), SAX_OK);
     assert_true(fabs(cfg.problem.cluster.gpu.peak_flops_bf16 - 989e12) < 1e6); /* the preset's */
     sax_config_fini(&cfg);
+}
+
+static void test_runs_from_dataset(void **state)
+{
+    (void)state;
+    /* "runs" may name a `sax validate` dataset, relative to the measurements file */
+    static char report[1 << 16];
+    sax_error_t err = {{0}};
+    assert_int_equal(calibrate(DATA "published-h100-measurements.json", DATA "published-h100-config.json",
+                               false, true, NULL, report, sizeof report, &err),
+                     SAX_OK);
+    cJSON *root = cJSON_Parse(report);
+    assert_non_null(root);
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(runs, "cases")), 9);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(
+                            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(runs, "cases"), 0), "name")
+                            ->valuestring,
+                        "mcore-h100-1.7b");
+    cJSON_Delete(root);
+
+    const char *m = measurements("missing-dataset.json", "{\"runs\": \"no-such-dataset.json\"}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", false, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "no-such-dataset.json"));
 }
 
 static void test_unknown_tier(void **state)
@@ -503,8 +527,8 @@ static void test_too_few_runs(void **state)
 
     /* two runs, one of which the model cannot run (1008B parameters on 384 GPUs without model
      * parallelism does not fit in 80 GiB): the reason is named */
-    cJSON *a100 = load_json(DATA "published-a100-runs.json");
-    cJSON *a_runs = cJSON_GetObjectItemCaseSensitive(a100, "runs");
+    cJSON *a100 = load_json(DATA "published-a100-cases.json");
+    cJSON *a_runs = cJSON_GetObjectItemCaseSensitive(a100, "cases");
     cJSON *two = cJSON_CreateObject();
     cJSON *two_runs = cJSON_AddArrayToObject(two, "runs");
     cJSON_AddItemToArray(two_runs, cJSON_Duplicate(cJSON_GetArrayItem(a_runs, 0), 1));
@@ -555,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_full_calibration),
         cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_site_link),
+        cmocka_unit_test(test_runs_from_dataset),
         cmocka_unit_test(test_gemms_on_a_preset_gpu),
         cmocka_unit_test(test_two_algorithms),
         cmocka_unit_test(test_runs_recover_known_parameters),
