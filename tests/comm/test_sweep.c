@@ -236,15 +236,16 @@ static void stop_after_two(void *ctx, int64_t lo, int64_t hi)
         *it->stop = 1;
 }
 
-static void test_interrupt_and_resume(void **state)
+/* `signalled` is "signalled" after starting its second chunk; every rank stops, and resuming from
+ * the checkpoint ends with the uninterrupted results. */
+static void interrupt_and_resume(int signalled)
 {
-    (void)state;
     sax_search_t *s = make_space();
     sax_reduce_t *ref = serial_reference(s);
     volatile sig_atomic_t stop = 0;
     interrupter_t it = {.stop = &stop};
     sax_sweep_opts_t o = {.chunk = 11, .stop = &stop};
-    if (rank == 0) { /* rank 0 is "signalled" after starting its second chunk */
+    if (rank == signalled) {
         o.on_chunk = stop_after_two;
         o.row_ctx = &it;
     }
@@ -282,6 +283,19 @@ static void test_interrupt_and_resume(void **state)
     sax_search_destroy(&s);
 }
 
+static void test_interrupt_on_rank_0_and_resume(void **state)
+{
+    (void)state;
+    interrupt_and_resume(0);
+}
+
+/* A worker that receives the signal tells rank 0, which stops everyone. */
+static void test_interrupt_on_last_rank_and_resume(void **state)
+{
+    (void)state;
+    interrupt_and_resume(size - 1);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -293,7 +307,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rank_and_chunk_invariance),
         cmocka_unit_test(test_pruned_equals_exhaustive),
         cmocka_unit_test(test_bound_is_admissible),
-        cmocka_unit_test(test_interrupt_and_resume),
+        cmocka_unit_test(test_interrupt_on_rank_0_and_resume),
+        cmocka_unit_test(test_interrupt_on_last_rank_and_resume),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL), worst = 0;
     MPI_Allreduce(&failed, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
