@@ -67,6 +67,18 @@ check "the message names the missing section" grep -q '"space"' nospace.err
 check "sax space without space exits 2" test $? -eq 2
 check "no results file after bad input" test ! -e x.h5
 
+# sax space counts exactly the candidates the sweep evaluates
+"$SAX" space "$campus" --json --sample 0 > space.json
+"$PY" - space.json one.json <<'PYEOF'
+import json, sys
+sp, sw = (json.load(open(p)) for p in sys.argv[1:3])
+assert sp["candidates"] == sw["candidates"], (sp["candidates"], sw["candidates"])
+assert sp["valid"] == sw["evaluated"], (sp["valid"], sw["evaluated"])
+assert sum(sp["skipped"].values()) == sw["skipped"]
+assert sp["skipped"] == sw["skipped_by"]
+PYEOF
+check "sax space counts what the sweep evaluates and skips" test $? -eq 0
+
 "$SAX" sweep "$campus" -o one.h5 > /dev/null 2> exists.err
 check "an existing results file is refused with exit 2" test $? -eq 2
 
