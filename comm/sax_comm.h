@@ -9,7 +9,8 @@
  *   a function of the set of candidates offered (ties broken by the lower candidate index), so
  *   merging the reductions of any partition of the space gives the same result.
  * - sax_comm_sweep (comm/dist.c): dynamic self-scheduling of index ranges over a communicator;
- *   rank 0 hands out chunks and evaluates slices of its own between requests.
+ *   rank 0 hands out chunks and evaluates chunks of its own, answering requests from inside its
+ *   evaluation loop; each rank evaluates its chunks in comm/evaluate.c (exhaustive or pruned).
  * - the checkpoint of an interrupted sweep (comm/checkpoint.c).
  *
  * Collectivity is stated for every function; "serial" functions involve no communication.
@@ -111,7 +112,8 @@ typedef struct {
     void (*progress)(void *ctx, int64_t done, int64_t total, int64_t done_now, double elapsed_s, bool final);
     void *progress_ctx;
     double progress_interval_s;
-    /* Any rank: a chunk [lo, hi) starts on this rank, then each candidate it evaluates. */
+    /* Any rank: a chunk [lo, hi) starts on this rank, then each candidate it evaluates (in index
+     * order, except in the pruned search, which visits a chunk's blocks best-first). */
     void (*on_chunk)(void *ctx, int64_t lo, int64_t hi);
     void (*on_row)(void *ctx, const sax_record_t *rec);
     void *row_ctx;
@@ -122,7 +124,8 @@ typedef struct {
  * (which may already hold partial results, e.g. from a checkpoint on rank 0). On return rank 0's
  * `done` lists every completed range (all of the space unless interrupted). The reductions are NOT
  * merged: call sax_comm_allreduce. Returns SAX_OK or SAX_ERR_INTERRUPTED (on every rank), or an
- * error (SAX_ERR_MPI, SAX_ERR_NOMEM) on the ranks where it happened. */
+ * error (SAX_ERR_MPI, SAX_ERR_NOMEM, a status of the model) on the ranks where it happened; a
+ * failure on one rank stops the others, which return SAX_ERR_INTERRUPTED or the failure. */
 sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_sweep_opts_t *o,
                             sax_reduce_t *acc, sax_ranges_t *done, sax_error_t *err);
 
