@@ -112,8 +112,11 @@ static bool layout_from_header(char **tok, int n, layout_t *lay)
         else if ((strcmp(w, "#wrong") == 0 || strcmp(w, "error") == 0) && half > 0)
             l.wrong[half - 1] = i;
     }
-    if (l.size != 0 || l.count < 0 || half != 2 || l.algbw[1] < 0 || l.busbw[1] < 0)
+    if (l.size != 0 || l.count < 0 || half != 2)
         return false;
+    for (int h = 0; h < 2; h++)
+        if (l.algbw[h] <= l.time[h] || l.busbw[h] <= l.algbw[h])
+            return false; /* each half: time, then algbw, then busbw */
     l.n_tokens = n;
     if (strcmp(tok[n - 1], "timestamp") == 0)
         l.n_tokens = n - 1;

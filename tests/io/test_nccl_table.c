@@ -146,6 +146,78 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err.text, "does-not-exist.txt"));
 }
 
+/* Mutated samples (tokens dropped, duplicated or replaced, characters flipped, lines cut) must
+ * parse or fail with a message, never read out of bounds (run under the sanitizer build too). */
+static uint64_t fuzz_state = 12345u;
+static unsigned fuzz_next(unsigned n)
+{
+    fuzz_state = fuzz_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)((fuzz_state >> 33) % n);
+}
+
+static void test_mutations_do_not_crash(void **state)
+{
+    (void)state;
+    FILE *f = fopen(DATA "all_reduce_perf_pod16.txt", "rb");
+    assert_non_null(f);
+    static char orig[1 << 16], text[1 << 17];
+    size_t n = fread(orig, 1, sizeof orig - 1, f);
+    fclose(f);
+    orig[n] = '\0';
+    static const char *const junk[] = {"#",
+                                       "time",
+                                       "algbw",
+                                       "busbw",
+                                       "size",
+                                       "count",
+                                       "-1",
+                                       "N/A",
+                                       "1e308",
+                                       "nan",
+                                       "\n",
+                                       "  ",
+                                       "#wrong",
+                                       "Rank",
+                                       "0",
+                                       "-",
+                                       "9999999999999999999999"};
+    int ok = 0, failed = 0;
+    for (int round = 0; round < 3000; round++) {
+        size_t len = 0;
+        unsigned rate = 200u << (round % 8); /* from several mutations per line to one per file */
+        for (size_t i = 0; i < n && len < sizeof text - 64; i++) {
+            unsigned r = fuzz_next(rate);
+            if (r == 0)
+                continue; /* drop a character */
+            if (r == 1) {
+                const char *j = junk[fuzz_next(sizeof junk / sizeof junk[0])];
+                size_t jl = strlen(j);
+                memcpy(text + len, j, jl);
+                len += jl;
+            }
+            if (r == 2)
+                text[len++] = (char)(1 + fuzz_next(255));
+            text[len++] = orig[i];
+        }
+        text[len] = '\0';
+        sax_nccl_table_t t;
+        sax_error_t err = {{0}};
+        sax_status_t st = sax_nccl_parse(text, "mutated", &t, &err);
+        if (st == SAX_OK) {
+            ok++;
+            assert_true(t.n_rows > 0);
+            for (int r = 0; r < t.n_rows; r++)
+                assert_true(t.rows[r].time_s[0] > 0.0 || t.rows[r].time_s[1] > 0.0);
+            sax_nccl_table_fini(&t);
+        } else {
+            failed++;
+            assert_int_equal(st, SAX_ERR_INPUT);
+            assert_non_null(strstr(err.text, "mutated"));
+        }
+    }
+    assert_true(ok > 0 && failed > 0); /* both outcomes exercised */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_v2_shape_without_redop_root),
         cmocka_unit_test(test_rows_without_header),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_mutations_do_not_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
