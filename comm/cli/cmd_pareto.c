@@ -92,8 +92,8 @@ const sax_command_t sax_command_pareto = {
         "examples:\n"
         "  sax pareto results.h5\n"
         "  sax pareto results.h5 --objectives iteration_time_s,memory_per_gpu_bytes --scenario 2 --svg f.svg\n\n"
-        "exit status: 0 done; 1 a file could not be written; 2 bad usage, unknown objective, or a file\n"
-        "             that is not a sax results file of this format version\n",
+        "An unknown objective, or a file that is not HDF5, not from sax or of another results format\n"
+        "version, is bad input (exit status 2).\n",
     .needs_mpi = false,
     .implemented = true,
     .run = run,

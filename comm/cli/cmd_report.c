@@ -63,8 +63,8 @@ const sax_command_t sax_command_report = {
         "                  Open them in a browser; hover a point for its configuration.\n\n"
         "example:\n"
         "  sax report results.h5 --svg-dir plots/\n\n"
-        "exit status: 0 done; 1 a plot could not be written; 2 bad usage, or a file that is not a sax\n"
-        "             results file of this format version\n",
+        "A file that is not HDF5, not from sax or of another results format version is bad input\n"
+        "(exit status 2); a plot that cannot be written is a failed run (1).\n",
     .needs_mpi = false,
     .implemented = true,
     .run = run,
