@@ -2,6 +2,7 @@
  * baseline time / best time) as text, and the plots (io/report_plots.c) as SVG files. Also the
  * candidate pool that reports and Pareto analysis share. Serial.
  */
+#include "results_hdf5.h"
 #include "svg.h"
 
 #include <errno.h>
@@ -131,6 +132,43 @@ static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
     }
 }
 
+/* Best step time of each placement (order) in each scenario, from /best_per_value: which
+ * placement wins as the environment changes, as text. */
+static void print_placements(FILE *out, const sax_results_data_t *d)
+{
+    int no = d->space.n_orders;
+    if (no < 2)
+        return;
+    fprintf(out, "\nBest step time per placement (s; * = fastest placement of the scenario)\n  %-9s",
+            "scenario");
+    char name[64];
+    for (int o = 0; o < no; o++) {
+        sax_results_order_name(&d->space, o, name, sizeof name);
+        fprintf(out, " %14s", name);
+    }
+    fputc('\n', out);
+    for (int s = 0; s < d->res.n_scenarios; s++) {
+        double t[SAX_SPACE_MAX_VALUES], best = INFINITY;
+        for (int o = 0; o < no; o++) {
+            t[o] = NAN;
+            for (int64_t i = 0; i < d->res.n_bpv; i++)
+                if (d->bpv_key[i] == SAX_KEY_ORDER && d->bpv_value[i] == o &&
+                    d->best_per_value[i].scenario == s && d->best_per_value[i].index >= 0)
+                    t[o] = d->best_per_value[i].result.iteration_time_s;
+            if (t[o] < best)
+                best = t[o];
+        }
+        fprintf(out, "  %-9d", s);
+        for (int o = 0; o < no; o++) {
+            if (isnan(t[o]))
+                fprintf(out, " %14s", "-");
+            else
+                fprintf(out, " %13.4g%c", t[o], t[o] == best ? '*' : ' ');
+        }
+        fputc('\n', out);
+    }
+}
+
 /* ---- files -------------------------------------------------------------------------------------- */
 
 typedef sax_status_t (*plot_fn)(FILE *f, const sax_results_data_t *d, int which, sax_error_t *err);
@@ -169,6 +207,7 @@ sax_status_t sax_report_write(FILE *out, const sax_results_data_t *d, const char
             r->n_scenarios == 1 ? "" : "s", r->end_unix_s - r->start_unix_s);
     for (int s = 0; s < r->n_scenarios; s++)
         print_scenario(out, d, s);
+    print_placements(out, d);
     if (!svg_dir)
         return SAX_OK;
 

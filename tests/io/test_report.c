@@ -154,6 +154,11 @@ static void test_report_text_and_plots(void **state)
     assert_non_null(strstr(text, "production"));
     assert_non_null(strstr(text, "best: 1 s per iteration"));
     assert_non_null(strstr(text, "memory 120"));
+    /* per placement: scenario 0's fastest of both orders is t = 1.0 (j = 0 for order 0; j = 303,
+     * 303 * 37 = 111 * 101, for order 1) */
+    assert_non_null(strstr(text, "Best step time per placement"));
+    assert_non_null(strstr(text, "    tp-cp-pp-dp    tp-cp-dp-pp\n"));
+    assert_non_null(strstr(text, "\n  0                     1*             1*\n"));
     free(text);
 
     char p[800];
