@@ -49,19 +49,16 @@ typedef struct {
     const sax_candidate_t *c;
     const sax_layout_t *lay;
     const sax_group_t *g;
-    char kind;          /* 'A', 'R', 'G' */
-    double bytes;       /* per participant */
-    double compress;    /* byte factor on cross-site traffic */
-    bool xsite;         /* the group crosses a site link */
+    char kind;       /* 'A', 'R', 'G' */
+    double bytes;    /* per participant */
+    double compress; /* byte factor on cross-site traffic */
+    bool xsite;      /* the group crosses a site link */
     double *xsite_bytes;
 } coll_t;
 
 static double steps_factor(char kind) { return kind == 'A' ? 2.0 : 1.0; }
 
-static double flows_at(const coll_t *x, double share)
-{
-    return share * (double)x->lay->gpus / x->g->sites;
-}
+static double flows_at(const coll_t *x, double share) { return share * (double)x->lay->gpus / x->g->sites; }
 
 /* the hop a flat algorithm sees: the slowest level it crosses, with one GPU per group leaving
  * each unit (share 1/members-inside) */
@@ -117,7 +114,8 @@ static double hierarchical(const coll_t *x)
                 t += steps_factor(x->kind) * (f - 1) * h.latency_s +
                      steps_factor(x->kind) * (f - 1) / (double)f * sl / h.bw_Bps;
                 if (site) /* every member sends its share of the outermost step across */
-                    *x->xsite_bytes += (double)x->lay->gpus * steps_factor(x->kind) * (f - 1) / (double)f * sl;
+                    *x->xsite_bytes +=
+                        (double)x->lay->gpus * steps_factor(x->kind) * (f - 1) / (double)f * sl;
             } else { /* reduce-scatter on the way up (and all-gather on the way down for 'A') */
                 double one = (f - 1) * h.latency_s + (f - 1) / (double)f * sl / h.bw_Bps;
                 t += x->kind == 'A' ? 2.0 * one : one;
@@ -140,15 +138,21 @@ static const algorithm_desc_t algorithms[SAX_ALGORITHM_COUNT] = {
     {SAX_ALGORITHM_HIERARCHICAL, hierarchical},
 };
 
-double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, sax_dim_t d,
-                        char kind, double bytes, double elem_bytes, double *xsite_bytes)
+double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                        sax_dim_t d, char kind, double bytes, double elem_bytes, double *xsite_bytes)
 {
     const sax_group_t *g = &lay->dim[d];
     if (g->n <= 1 || bytes <= 0.0)
         return 0.0;
-    coll_t x = {.cl = cl, .c = c, .lay = lay, .g = g, .kind = kind, .bytes = bytes,
+    coll_t x = {.cl = cl,
+                .c = c,
+                .lay = lay,
+                .g = g,
+                .kind = kind,
+                .bytes = bytes,
                 .compress = sax_compression_factor(c->compression, elem_bytes),
-                .xsite = g->top == lay->n_levels - 1, .xsite_bytes = xsite_bytes};
+                .xsite = g->top == lay->n_levels - 1,
+                .xsite_bytes = xsite_bytes};
     double extra = 0.0;
     if (x.xsite && x.compress < 1.0) /* quantise before sending, dequantise after: read + write */
         extra = 2.0 * bytes * (1.0 + x.compress) / (cl->gpu.hbm_bw_Bps * cl->gpu.mem_eff);

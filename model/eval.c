@@ -1,6 +1,6 @@
-/* eval.c - one candidate, end to end: feasibility, per-stage costs, the pipeline, DP
- * synchronisation, memory, and the breakdown of the iteration (docs/cost-model.md follows this
- * file section by section). Pure: no globals, no allocation, no I/O.
+/* eval.c - one candidate, end to end: feasibility, per-stage costs, the pipeline (schedule.c),
+ * DP synchronisation, memory (memory.c), and the breakdown of the iteration (docs/cost-model.md
+ * sections 6-9). Pure: no globals, no allocation, no I/O.
  */
 #include "model_internal.h"
 
@@ -8,11 +8,11 @@
 #include <string.h>
 
 typedef struct {
-    double f, b, w;                  /* per micro-batch, one chunk: forward, input grad, weight grad */
-    double comp, tp, cp, ep, z3;     /* per micro-batch, whole stage: where f + b + w went */
-    double params;                   /* parameters held per GPU (before ZeRO sharding) */
-    double act, act_peak_layer;      /* activation bytes per micro-batch kept; one layer's working set */
-    double peak_flops;               /* of this stage's GPU */
+    double f, b, w;              /* per micro-batch, one chunk: forward, input grad, weight grad */
+    double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
+    double params;               /* parameters held per GPU (before ZeRO sharding) */
+    double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
+    double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
     int layers;
 } stage_t;
@@ -115,11 +115,11 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
     gpu_costs_t *g = &cache[(*n_cache)++];
     sax_precision_t prec = p->training.precision;
     g->gpu = gpu;
-    sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel, false,
-                   &g->dense);
+    sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
+                   false, &g->dense);
     if (p->model.experts > 0)
-        sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel, true,
-                       &g->moe);
+        sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch,
+                       c->sequence_parallel, true, &g->moe);
     else
         g->moe = g->dense;
     sax_logits_cost(&p->model, gpu, prec, c->tp, c->cp, c->micro_batch, &g->logits_s, &g->logits_flops,
@@ -128,9 +128,9 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
 }
 
 typedef struct {
-    double tp_ar;    /* one TP all-reduce (or RS+AG pair under SP) */
-    double cp_pass;  /* one ring-attention pass of K and V */
-    double ep_a2a;   /* one all-to-all */
+    double tp_ar;               /* one TP all-reduce (or RS+AG pair under SP) */
+    double cp_pass;             /* one ring-attention pass of K and V */
+    double ep_a2a;              /* one all-to-all */
     double xs_tp, xs_cp, xs_ep; /* bytes each of those moves across sites */
 } layer_comm_t;
 
@@ -144,7 +144,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double tpo = c->sequence_parallel ? 1.0 - p->training.tp_overlap : 1.0;
     double fwd = lc->gemm_s + lc->attn_s + lc->elem_s;
     double tp_f = 2.0 * lcm->tp_ar * tpo, tp_b = tp_f;
-    double cp_f = fmax(0.0, lcm->cp_pass - lc->attn_s), cp_b = fmax(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
+    double cp_f = fmax(0.0, lcm->cp_pass - lc->attn_s),
+           cp_b = fmax(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * lcm->ep_a2a : 0.0, ep_b = ep_f;
     if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) { /* DualPipe hides all-to-all behind the other
                                                           direction's compute */
@@ -152,7 +153,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         ep_b = fmax(0.0, ep_b - 2.0 * fwd);
     }
     double bwd_in = lc->gemm_s + lc->attn_bwd_s + 2.0 * lc->elem_s; /* data gradients */
-    double wgt = lc->gemm_s;                                            /* weight gradients */
+    double wgt = lc->gemm_s;                                        /* weight gradients */
     double rc = 0.0, rc_tp = 0.0;
     if (c->recompute == SAX_RECOMPUTE_FULL) {
         rc = fwd;
@@ -185,89 +186,6 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->act_peak_layer = fmax(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
-static bool all_equal(const double *x, int n)
-{
-    for (int i = 1; i < n; i++)
-        if (fabs(x[i] - x[0]) > 1e-12 * fabs(x[0]))
-            return false;
-    return true;
-}
-
-/* activation sets (in whole-stage units) stage s holds at the worst moment */
-static double inflight(const sax_candidate_t *c, int s, long m)
-{
-    int p = c->pp, v = c->vpp;
-    switch (c->schedule) {
-    case SAX_SCHEDULE_GPIPE: return (double)m;
-    case SAX_SCHEDULE_INTERLEAVED: {
-        long k = (long)(p - s - 1) * 2 + (long)(v - 1) * p + 1;
-        long total = m * v;
-        return (double)(k < total ? k : total) / v;
-    }
-    case SAX_SCHEDULE_DUALPIPE: return (double)(p + 1);
-    default: return (double)((p - s) < m ? (p - s) : m);
-    }
-}
-
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/* The pipeline's makespan and each stage's finish: closed form where it is exact (equal stages;
- * free transfers, or GPipe), else the event simulation, memoised in `sc`. */
-static bool pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *makespan, double *finish)
-{
-    const sax_schedule_desc_t *sd = sax_schedule_get(pl->schedule);
-    int p = pl->stages;
-    bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p);
-    bool free_links = true;
-    for (int s = 0; s < p; s++)
-        free_links = free_links && pl->link_s[s] == 0.0;
-    /* ZB-H1's form fixes one placement of W; the simulation places W where it fills idle time */
-    bool exact = equal && (free_links || pl->schedule == SAX_SCHEDULE_GPIPE) && pl->schedule != SAX_SCHEDULE_ZB_H1;
-    if (exact || sd->order == NULL) {
-        *makespan = sd->closed_form(pl);
-        /* the backward wave reaches stage s that much before stage 0 */
-        for (int s = 0; s < p; s++)
-            finish[s] = *makespan - s * (pl->b_s[s] + (sd->split_w ? 0.0 : pl->w_s[s]) + pl->link_s[0]);
-        return true;
-    }
-    if (sc == NULL)
-        return false;
-    uint64_t key = 14695981039346656037ull;
-    int head[4] = {(int)pl->schedule, p, pl->chunks, pl->micro};
-    key = fnv(key, head, sizeof head);
-    key = fnv(key, pl->f_s, sizeof(double) * (size_t)p);
-    key = fnv(key, pl->b_s, sizeof(double) * (size_t)p);
-    key = fnv(key, pl->w_s, sizeof(double) * (size_t)p);
-    key = fnv(key, pl->link_s, sizeof(double) * (size_t)p);
-    key |= 1; /* never 0, the empty mark */
-    sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
-    if (slot->key == key && slot->check == ~key) {
-        sc->memo_hits++;
-        *makespan = slot->makespan_s;
-        memcpy(finish, slot->finish_s, sizeof(double) * (size_t)p);
-        return true;
-    }
-    sc->memo_misses++;
-    sax_pipeline_result_t pr;
-    if (sax_pipeline_simulate(pl, sc, &pr, NULL, 0) < 0)
-        return false;
-    *makespan = pr.makespan_s;
-    memcpy(finish, pr.finish_s, sizeof(double) * (size_t)p);
-    slot->key = key;
-    slot->check = ~key;
-    slot->makespan_s = pr.makespan_s;
-    memcpy(slot->finish_s, pr.finish_s, sizeof(double) * (size_t)p);
-    return true;
-}
-
 sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                             sax_result_t *r)
 {
@@ -279,7 +197,8 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
 {
     memset(r, 0, sizeof *r);
     if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->cp < 1 || c->ep < 1 || c->vpp < 1 || c->micro_batch < 1 ||
-        c->connections < 1 || c->zero < 0 || c->zero > 3 || p->model.layers < 1 || p->training.global_batch < 1)
+        c->connections < 1 || c->zero < 0 || c->zero > 3 || p->model.layers < 1 ||
+        p->training.global_batch < 1)
         return SAX_ERR_INPUT;
     const sax_model_desc_t *md = &p->model;
     const sax_cluster_t *cl = &p->cluster;
@@ -322,9 +241,11 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     int n_cache = 0;
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
     lcm.tp_ar = sax_collective_s(cl, c, &lay, SAX_DIM_TP, 'A', g0->dense.tp_bytes, SAX_ACT_BYTES, &lcm.xs_tp);
-    lcm.cp_pass = sax_collective_s(cl, c, &lay, SAX_DIM_CP, 'G', g0->dense.cp_bytes * c->cp, SAX_ACT_BYTES, &lcm.xs_cp);
+    lcm.cp_pass =
+        sax_collective_s(cl, c, &lay, SAX_DIM_CP, 'G', g0->dense.cp_bytes * c->cp, SAX_ACT_BYTES, &lcm.xs_cp);
     if (md->experts > 0)
-        lcm.ep_a2a = sax_collective_s(cl, c, &lay, SAX_DIM_EP, 'X', g0->moe.ep_bytes, SAX_ACT_BYTES, &lcm.xs_ep);
+        lcm.ep_a2a =
+            sax_collective_s(cl, c, &lay, SAX_DIM_EP, 'X', g0->moe.ep_bytes, SAX_ACT_BYTES, &lcm.xs_ep);
 
     /* stages */
     stage_t st[SAX_SIM_MAX_STAGES];
@@ -353,12 +274,14 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
         const double gb = p->training.grad_reduce_bytes;
         if (c->zero == 3) {
             double xs = 0.0;
-            ag_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->dense.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &xs);
+            ag_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->dense.params * SAX_ACT_BYTES,
+                                    SAX_ACT_BYTES, &xs);
             rs_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', gc->dense.params * gb, gb, &xs);
             xs_z3 += xs * (double)n_dense * 2.0;
             xs = 0.0;
             if (md->experts > 0) {
-                ag_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->moe.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &xs);
+                ag_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->moe.params * SAX_ACT_BYTES,
+                                        SAX_ACT_BYTES, &xs);
                 rs_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', gc->moe.params * gb, gb, &xs);
                 xs_z3 += xs * (double)(nl - n_dense) * 2.0;
             }
@@ -443,12 +366,12 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
         makespan = makespan_free = (double)m * (st[0].f + st[0].b + st[0].w);
         finish[0] = makespan;
     } else {
-        if (!pipeline_time(&pl, scratch, &makespan, finish))
+        if (!sax_pipeline_time(&pl, scratch, &makespan, finish))
             return infeasible(r, SAX_INFEASIBLE_SIMULATION);
         double save[SAX_SIM_MAX_STAGES];
         memcpy(save, pl.link_s, sizeof(double) * (size_t)pp);
         memset(pl.link_s, 0, sizeof(double) * (size_t)pp);
-        bool ok = pipeline_time(&pl, scratch, &makespan_free, finish_free);
+        bool ok = sax_pipeline_time(&pl, scratch, &makespan_free, finish_free);
         memcpy(pl.link_s, save, sizeof(double) * (size_t)pp);
         if (!ok)
             return infeasible(r, SAX_INFEASIBLE_SIMULATION);
@@ -489,25 +412,25 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     /* memory of the fullest GPU */
     double mem_max = 0.0;
     for (int s = 0; s < pp; s++) {
-        double prm = st[s].params * (c->schedule == SAX_SCHEDULE_DUALPIPE ? 2.0 : 1.0);
-        double w = prm * SAX_ACT_BYTES, gr = prm * gb, op = prm * 12.0;
-        if (c->zero >= 1)
-            op /= shard;
-        if (c->zero >= 2)
-            gr /= shard;
-        if (c->zero >= 3)
-            w = w / shard + 2.0 * w / (st[s].layers > 0 ? st[s].layers : 1); /* + two gathered layers */
-        double act = st[s].act * inflight(c, s, m) + st[s].act_peak_layer;
-        double total = w + gr + op + act + st[s].gpu->reserved_bytes;
-        if (total > mem_max) {
-            mem_max = total;
-            r->mem_weights_bytes = w;
-            r->mem_grads_bytes = gr;
-            r->mem_optimizer_bytes = op;
-            r->mem_activations_bytes = act;
+        sax_memory_in_t in = {.stage = s,
+                              .layers = st[s].layers,
+                              .micro = m,
+                              .params = st[s].params,
+                              .act_per_micro_bytes = st[s].act,
+                              .act_recompute_bytes = st[s].act_peak_layer,
+                              .grad_bytes = gb,
+                              .reserved_bytes = st[s].gpu->reserved_bytes};
+        sax_memory_t mem;
+        sax_memory_stage(c, &in, &mem);
+        if (mem.total_bytes > mem_max) {
+            mem_max = mem.total_bytes;
+            r->mem_weights_bytes = mem.weights_bytes;
+            r->mem_grads_bytes = mem.grads_bytes;
+            r->mem_optimizer_bytes = mem.optimizer_bytes;
+            r->mem_activations_bytes = mem.activations_bytes;
         }
-        if (total > st[s].gpu->hbm_bytes) {
-            r->memory_per_gpu_bytes = total;
+        if (mem.total_bytes > st[s].gpu->hbm_bytes) {
+            r->memory_per_gpu_bytes = mem.total_bytes;
             return infeasible(r, SAX_INFEASIBLE_MEMORY);
         }
     }
@@ -533,8 +456,9 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     /* cross-site traffic and link utilisation */
     int layers_total = md->layers;
     double per_iter_layers = (double)m * layers_total / pp * (double)pp; /* every layer, every micro-batch */
-    double xs_layers = per_iter_layers * (lcm.xs_tp * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0) +
-                                          lcm.xs_cp * 3.0) / pp +
+    double xs_layers = per_iter_layers *
+                           (lcm.xs_tp * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0) + lcm.xs_cp * 3.0) /
+                           pp +
                        (double)m * (layers_total - md->dense_layers) * 4.0 * lcm.xs_ep / pp;
     r->cross_site_bytes_per_iteration = xs_pp + xs_dp + xs_layers;
     for (int d = 0; d < SAX_DIM_COUNT; d++) { /* DP (and layer traffic) on the link its groups use */

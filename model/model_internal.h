@@ -5,28 +5,28 @@
 #include "sax_model.h"
 
 /* Bytes per element of what travels and what is stored. */
-#define SAX_ACT_BYTES 2.0  /* bf16 activations and weights */
+#define SAX_ACT_BYTES 2.0 /* bf16 activations and weights */
 
 /* Per-layer costs of one micro-batch on one GPU, forward pass only (backward derives from it). */
 typedef struct {
-    double gemm_s;     /* linear layers (QKV, output projection, MLP or experts) */
-    double attn_s;     /* attention score and value products (forward) */
-    double attn_bwd_s; /* their backward (flash attention recomputes the scores: 2.5x forward) */
-    double elem_s;     /* memory-bound kernels: norms, residuals, activations, softmax, dropout */
-    double flops;      /* forward FLOPs of the layer on this GPU */
-    double params;     /* parameters of the layer held by this GPU (after TP and EP) */
-    double act_bytes;  /* activation memory kept for backward (recompute "none") */
+    double gemm_s;         /* linear layers (QKV, output projection, MLP or experts) */
+    double attn_s;         /* attention score and value products (forward) */
+    double attn_bwd_s;     /* their backward (flash attention recomputes the scores: 2.5x forward) */
+    double elem_s;         /* memory-bound kernels: norms, residuals, activations, softmax, dropout */
+    double flops;          /* forward FLOPs of the layer on this GPU */
+    double params;         /* parameters of the layer held by this GPU (after TP and EP) */
+    double act_bytes;      /* activation memory kept for backward (recompute "none") */
     double act_sel_bytes;  /* ... with selective recomputation */
     double act_full_bytes; /* ... with full recomputation (the layer input only) */
-    double tp_bytes;   /* bytes of one TP all-reduce (the layer's output activation) */
-    double ep_bytes;   /* bytes one GPU sends in one all-to-all (dispatch or combine) */
-    double cp_bytes;   /* K and V bytes one GPU passes on per ring-attention step */
+    double tp_bytes;       /* bytes of one TP all-reduce (the layer's output activation) */
+    double ep_bytes;       /* bytes one GPU sends in one all-to-all (dispatch or combine) */
+    double cp_bytes;       /* K and V bytes one GPU passes on per ring-attention step */
 } sax_layer_cost_t;
 
 typedef struct {
-    double per_layer_attn;  /* attention projections */
+    double per_layer_attn; /* attention projections */
     double per_dense_mlp;
-    double per_moe_routed;  /* all routed experts of one layer */
+    double per_moe_routed; /* all routed experts of one layer */
     double per_moe_shared;
     double per_moe_router;
     double embedding, output;
@@ -42,22 +42,39 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
 void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, sax_precision_t prec, int tp, int cp,
                      int b, double *fwd_s, double *flops, double *act_bytes);
 
+/* ---- memory --------------------------------------------------------------------------------- */
+
+typedef struct {
+    int stage, layers;
+    long micro;                 /* micro-batches per iteration */
+    double params;              /* parameters held by one GPU of the stage, before ZeRO sharding */
+    double act_per_micro_bytes; /* activations one micro-batch leaves on the stage */
+    double act_recompute_bytes; /* working set of recomputing one layer (full recomputation) */
+    double grad_bytes, reserved_bytes;
+} sax_memory_in_t;
+
+typedef struct {
+    double weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, total_bytes;
+} sax_memory_t;
+
+void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_memory_t *out);
+
 /* ---- layout: how a parallel group maps onto the hierarchy ----------------------------------- */
 
 /* Levels: 0 = scale-up domain, 1..n_tiers = tiers, n_tiers + 1 = across sites. */
 #define SAX_MAX_LEVELS (SAX_MAX_TIERS + 2)
 
 typedef struct {
-    int n;                         /* group size */
-    int top;                       /* outermost level the group crosses (0 = stays in scale-up) */
-    int count[SAX_MAX_LEVELS];     /* members of one group inside one unit of each level */
-    int groups_per_site;           /* groups that have members in one site */
-    int sites;                     /* sites one group spans */
-    int link;                      /* site link used (of several: the slowest between neighbours), or -1 */
+    int n;                     /* group size */
+    int top;                   /* outermost level the group crosses (0 = stays in scale-up) */
+    int count[SAX_MAX_LEVELS]; /* members of one group inside one unit of each level */
+    int groups_per_site;       /* groups that have members in one site */
+    int sites;                 /* sites one group spans */
+    int link;                  /* site link used (of several: the slowest between neighbours), or -1 */
 } sax_group_t;
 
 typedef struct {
-    int n_levels; /* n_tiers + 2 */
+    int n_levels;             /* n_tiers + 2 */
     int unit[SAX_MAX_LEVELS]; /* GPUs per unit at each level (sites: GPUs of the first site) */
     sax_group_t dim[SAX_DIM_COUNT];
     long stride[SAX_DIM_COUNT]; /* rank distance between neighbours of each dimension */
@@ -92,8 +109,8 @@ bool sax_transport_is_feasible(const sax_site_link_t *l, sax_transport_t t, doub
 /* Time of a collective of dimension `d` on `bytes` per GPU. `kind`: 'A' all-reduce,
  * 'R' reduce-scatter, 'G' all-gather, 'X' all-to-all. Adds the bytes crossing sites (all groups
  * together) to *xsite_bytes. */
-double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, sax_dim_t d,
-                        char kind, double bytes, double elem_bytes, double *xsite_bytes);
+double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                        sax_dim_t d, char kind, double bytes, double elem_bytes, double *xsite_bytes);
 
 /* Time of one point-to-point transfer between adjacent pipeline stages s and s+1. */
 double sax_p2p_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, int stage,
@@ -136,5 +153,9 @@ typedef struct {
 } sax_schedule_desc_t;
 
 const sax_schedule_desc_t *sax_schedule_get(sax_schedule_t id);
+
+/* The pipeline's makespan and each stage's finish: the closed form where it is exact, else the
+ * event simulation, memoised in `sc` (NULL: no simulation). False when it cannot be timed. */
+bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *makespan, double *finish);
 
 #endif

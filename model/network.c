@@ -43,8 +43,7 @@ double sax_transport_flow_Bps(const sax_site_link_t *l, sax_transport_t t, doubl
         if (q > 0.0 && rtt > 0.0)
             rate = fmin(rate, l->mtu_bytes / rtt * 1.2247 / sqrt(q));
         return rate;
-    case SAX_TRANSPORT_COUNT:
-        break;
+    case SAX_TRANSPORT_COUNT: break;
     }
     return rate;
 }

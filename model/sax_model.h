@@ -19,17 +19,17 @@
 /* ---- status ------------------------------------------------------------------------------- */
 
 /* X(name, exit status, message) */
-#define SAX_STATUS_LIST(X)                                                                          \
-    X(SAX_OK, 0, "success")                                                                        \
-    X(SAX_ERR_USAGE, 2, "bad usage")                                                               \
-    X(SAX_ERR_INPUT, 2, "bad input")                                                               \
-    X(SAX_ERR_UNIMPLEMENTED, 2, "not implemented yet")                                             \
-    X(SAX_ERR_IO, 1, "I/O error")                                                                  \
-    X(SAX_ERR_NOMEM, 1, "out of memory")                                                           \
-    X(SAX_ERR_MPI, 1, "MPI error")                                                                 \
-    X(SAX_ERR_HDF5, 1, "HDF5 error")                                                               \
-    X(SAX_ERR_PETSC, 1, "PETSc error")                                                             \
-    X(SAX_ERR_INTERNAL, 1, "internal error")                                                       \
+#define SAX_STATUS_LIST(X)                                                                                   \
+    X(SAX_OK, 0, "success")                                                                                  \
+    X(SAX_ERR_USAGE, 2, "bad usage")                                                                         \
+    X(SAX_ERR_INPUT, 2, "bad input")                                                                         \
+    X(SAX_ERR_UNIMPLEMENTED, 2, "not implemented yet")                                                       \
+    X(SAX_ERR_IO, 1, "I/O error")                                                                            \
+    X(SAX_ERR_NOMEM, 1, "out of memory")                                                                     \
+    X(SAX_ERR_MPI, 1, "MPI error")                                                                           \
+    X(SAX_ERR_HDF5, 1, "HDF5 error")                                                                         \
+    X(SAX_ERR_PETSC, 1, "PETSc error")                                                                       \
+    X(SAX_ERR_INTERNAL, 1, "internal error")                                                                 \
     X(SAX_ERR_INTERRUPTED, 3, "interrupted; progress saved for --resume")
 
 typedef enum {
@@ -47,39 +47,39 @@ int sax_status_exit_code(sax_status_t s);
 
 #define SAX_PRECISION_LIST(X) X(SAX_PRECISION_BF16, "bf16") X(SAX_PRECISION_FP8, "fp8")
 #define SAX_FFN_ACT_LIST(X) X(SAX_FFN_GELU, "gelu") X(SAX_FFN_SWIGLU, "swiglu")
-#define SAX_SCHEDULE_LIST(X)                                                                        \
-    X(SAX_SCHEDULE_GPIPE, "gpipe")                                                                 \
-    X(SAX_SCHEDULE_1F1B, "1f1b")                                                                   \
-    X(SAX_SCHEDULE_INTERLEAVED, "interleaved")                                                     \
-    X(SAX_SCHEDULE_ZB_H1, "zb-h1")                                                                 \
+#define SAX_SCHEDULE_LIST(X)                                                                                 \
+    X(SAX_SCHEDULE_GPIPE, "gpipe")                                                                           \
+    X(SAX_SCHEDULE_1F1B, "1f1b")                                                                             \
+    X(SAX_SCHEDULE_INTERLEAVED, "interleaved")                                                               \
+    X(SAX_SCHEDULE_ZB_H1, "zb-h1")                                                                           \
     X(SAX_SCHEDULE_DUALPIPE, "dualpipe")
-#define SAX_RECOMPUTE_LIST(X)                                                                       \
+#define SAX_RECOMPUTE_LIST(X)                                                                                \
     X(SAX_RECOMPUTE_NONE, "none") X(SAX_RECOMPUTE_SELECTIVE, "selective") X(SAX_RECOMPUTE_FULL, "full")
-#define SAX_DIM_LIST(X)                                                                             \
+#define SAX_DIM_LIST(X)                                                                                      \
     X(SAX_DIM_TP, "tp") X(SAX_DIM_CP, "cp") X(SAX_DIM_EP, "ep") X(SAX_DIM_PP, "pp") X(SAX_DIM_DP, "dp")
 #define SAX_LAYER_SPLIT_LIST(X) X(SAX_LAYER_SPLIT_UNIFORM, "uniform") X(SAX_LAYER_SPLIT_BALANCED, "balanced")
-#define SAX_TRANSPORT_LIST(X)                                                                       \
-    X(SAX_TRANSPORT_ROCE, "roce")                                                                  \
-    X(SAX_TRANSPORT_ROCE_GBN, "roce-gbn")                                                          \
-    X(SAX_TRANSPORT_ROCE_SR, "roce-sr")                                                            \
+#define SAX_TRANSPORT_LIST(X)                                                                                \
+    X(SAX_TRANSPORT_ROCE, "roce")                                                                            \
+    X(SAX_TRANSPORT_ROCE_GBN, "roce-gbn")                                                                    \
+    X(SAX_TRANSPORT_ROCE_SR, "roce-sr")                                                                      \
     X(SAX_TRANSPORT_TCP, "tcp")
-#define SAX_ALGORITHM_LIST(X)                                                                       \
+#define SAX_ALGORITHM_LIST(X)                                                                                \
     X(SAX_ALGORITHM_RING, "ring") X(SAX_ALGORITHM_TREE, "tree") X(SAX_ALGORITHM_HIERARCHICAL, "hierarchical")
-#define SAX_COMPRESSION_LIST(X)                                                                     \
+#define SAX_COMPRESSION_LIST(X)                                                                              \
     X(SAX_COMPRESSION_NONE, "none") X(SAX_COMPRESSION_BF16, "bf16") X(SAX_COMPRESSION_FP8, "fp8")
 
 /* Why a candidate cannot run. X(enum constant, short name, explanation) */
-#define SAX_INFEASIBLE_LIST(X)                                                                      \
-    X(SAX_FEASIBLE, "none", "feasible")                                                            \
-    X(SAX_INFEASIBLE_GPUS, "gpus", "tp*cp*pp*dp exceeds the GPUs of the cluster")                  \
-    X(SAX_INFEASIBLE_DIVISIBILITY, "divisibility",                                                 \
-      "a degree does not divide what it splits (heads, layers, batch, experts, sequence)")         \
-    X(SAX_INFEASIBLE_TP_DOMAIN, "tp_domain", "tensor parallelism spans more than one scale-up domain") \
-    X(SAX_INFEASIBLE_SCHEDULE, "schedule", "the pipeline schedule does not fit the other settings") \
-    X(SAX_INFEASIBLE_MEMORY, "memory", "memory per GPU exceeds the GPU's HBM")                     \
-    X(SAX_INFEASIBLE_NO_LINK, "no_link", "a parallel group spans two sites without a site link")   \
-    X(SAX_INFEASIBLE_LOSSLESS, "lossless_distance",                                                \
-      "lossless RoCE over a site link too long for PFC headroom")                                  \
+#define SAX_INFEASIBLE_LIST(X)                                                                               \
+    X(SAX_FEASIBLE, "none", "feasible")                                                                      \
+    X(SAX_INFEASIBLE_GPUS, "gpus", "tp*cp*pp*dp exceeds the GPUs of the cluster")                            \
+    X(SAX_INFEASIBLE_DIVISIBILITY, "divisibility",                                                           \
+      "a degree does not divide what it splits (heads, layers, batch, experts, sequence)")                   \
+    X(SAX_INFEASIBLE_TP_DOMAIN, "tp_domain", "tensor parallelism spans more than one scale-up domain")       \
+    X(SAX_INFEASIBLE_SCHEDULE, "schedule", "the pipeline schedule does not fit the other settings")          \
+    X(SAX_INFEASIBLE_MEMORY, "memory", "memory per GPU exceeds the GPU's HBM")                               \
+    X(SAX_INFEASIBLE_NO_LINK, "no_link", "a parallel group spans two sites without a site link")             \
+    X(SAX_INFEASIBLE_LOSSLESS, "lossless_distance",                                                          \
+      "lossless RoCE over a site link too long for PFC headroom")                                            \
     X(SAX_INFEASIBLE_SIMULATION, "simulation", "the pipeline has more events than the simulator holds")
 
 #define SAX_ENUM_MEMBER(name, str) name,
@@ -140,14 +140,14 @@ typedef struct {
 
 typedef struct {
     char name[SAX_NAME_LEN];
-    double peak_flops_bf16;    /* dense FLOP/s */
-    double peak_flops_fp8;     /* dense FLOP/s; 0 when the GPU has no FP8 */
-    double hbm_bytes;          /* capacity */
-    double hbm_bw_Bps;         /* HBM bandwidth */
-    double gemm_eff_max;       /* fraction of peak a large GEMM reaches */
-    double gemm_eff_half_ai;   /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
-    double mem_eff;            /* fraction of HBM bandwidth memory-bound kernels reach */
-    double reserved_bytes;     /* HBM not available to the model (CUDA context, allocator, NCCL) */
+    double peak_flops_bf16;  /* dense FLOP/s */
+    double peak_flops_fp8;   /* dense FLOP/s; 0 when the GPU has no FP8 */
+    double hbm_bytes;        /* capacity */
+    double hbm_bw_Bps;       /* HBM bandwidth */
+    double gemm_eff_max;     /* fraction of peak a large GEMM reaches */
+    double gemm_eff_half_ai; /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
+    double mem_eff;          /* fraction of HBM bandwidth memory-bound kernels reach */
+    double reserved_bytes;   /* HBM not available to the model (CUDA context, allocator, NCCL) */
 } sax_gpu_t;
 
 typedef struct {
@@ -173,14 +173,14 @@ typedef struct {
 } sax_site_t;
 
 typedef struct {
-    int a, b;              /* site indices */
-    double bw_Bps;         /* aggregate capacity per direction */
-    double latency_s;      /* one way */
-    double distance_m;     /* informational when latency is given */
-    double loss;           /* packet loss probability */
-    double mtu_bytes;      /* packet size for loss and window arithmetic */
-    double window_bytes;   /* bytes in flight one connection (QP or TCP flow) can keep */
-    double pfc_headroom_bytes; /* per-port buffer headroom available for lossless RoCE */
+    int a, b;                       /* site indices */
+    double bw_Bps;                  /* aggregate capacity per direction */
+    double latency_s;               /* one way */
+    double distance_m;              /* informational when latency is given */
+    double loss;                    /* packet loss probability */
+    double mtu_bytes;               /* packet size for loss and window arithmetic */
+    double window_bytes;            /* bytes in flight one connection (QP or TCP flow) can keep */
+    double pfc_headroom_bytes;      /* per-port buffer headroom available for lossless RoCE */
     double uplink_oversubscription; /* building fabric into the site link, >= 1 */
 } sax_site_link_t;
 
@@ -209,8 +209,8 @@ typedef struct {
     sax_schedule_t schedule;
     sax_recompute_t recompute;
     bool sequence_parallel;
-    int zero;                     /* 0..3; 3 = FSDP */
-    int n_order;                  /* entries used in order[] */
+    int zero;                       /* 0..3; 3 = FSDP */
+    int n_order;                    /* entries used in order[] */
     sax_dim_t order[SAX_DIM_COUNT]; /* innermost first; dims left out have degree 1 */
     sax_layer_split_t layer_split;
     sax_transport_t transport;
@@ -221,13 +221,13 @@ typedef struct {
 
 /* ---- results -------------------------------------------------------------------------------- */
 
-#define SAX_PHASE_LIST(X)                                                                           \
-    X(SAX_PHASE_COMPUTE, "compute")                                                                \
-    X(SAX_PHASE_BUBBLE, "bubble")                                                                  \
-    X(SAX_PHASE_TP, "exposed_tp")                                                                  \
-    X(SAX_PHASE_CP, "exposed_cp")                                                                  \
-    X(SAX_PHASE_EP, "exposed_ep")                                                                  \
-    X(SAX_PHASE_PP, "exposed_pp")                                                                  \
+#define SAX_PHASE_LIST(X)                                                                                    \
+    X(SAX_PHASE_COMPUTE, "compute")                                                                          \
+    X(SAX_PHASE_BUBBLE, "bubble")                                                                            \
+    X(SAX_PHASE_TP, "exposed_tp")                                                                            \
+    X(SAX_PHASE_CP, "exposed_cp")                                                                            \
+    X(SAX_PHASE_EP, "exposed_ep")                                                                            \
+    X(SAX_PHASE_PP, "exposed_pp")                                                                            \
     X(SAX_PHASE_DP, "exposed_dp")
 #define SAX_ENUM_MEMBER(name, str) name,
 typedef enum { SAX_PHASE_LIST(SAX_ENUM_MEMBER) SAX_PHASE_COUNT } sax_phase_t;
@@ -244,16 +244,16 @@ typedef struct {
     double memory_per_gpu_bytes; /* worst stage */
     double mem_weights_bytes, mem_grads_bytes, mem_optimizer_bytes, mem_activations_bytes;
     double cross_site_bytes_per_iteration;
-    double breakdown_s[SAX_PHASE_COUNT]; /* sums to iteration_time_s */
-    double comm_s[SAX_DIM_COUNT];        /* total time of each dimension's traffic, hidden or not */
+    double breakdown_s[SAX_PHASE_COUNT];    /* sums to iteration_time_s */
+    double comm_s[SAX_DIM_COUNT];           /* total time of each dimension's traffic, hidden or not */
     double link_utilisation[SAX_MAX_LINKS]; /* busy fraction of each site link over the iteration */
     int gpus_used;
 } sax_result_t;
 
 /* Parameter counts of the model (for docs, presets and tests). */
 typedef struct {
-    double total, active;      /* all parameters; those one token uses */
-    double embedding;          /* input embedding (+ output layer unless tied) */
+    double total, active; /* all parameters; those one token uses */
+    double embedding;     /* input embedding (+ output layer unless tied) */
     double per_dense_layer, per_moe_layer;
     double per_moe_layer_active;
 } sax_param_count_t;
@@ -298,19 +298,19 @@ double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 
 typedef struct {
     sax_schedule_t schedule;
-    int stages;      /* physical stages p */
-    int chunks;      /* virtual chunks per stage v (1 unless interleaved) */
-    int micro;       /* micro-batches m */
-    double f_s[SAX_SIM_MAX_STAGES]; /* forward time of one micro-batch on one chunk of stage s */
-    double b_s[SAX_SIM_MAX_STAGES]; /* input-gradient (backward) time, incl. recomputation */
-    double w_s[SAX_SIM_MAX_STAGES]; /* weight-gradient time (separate only for zb-h1/dualpipe) */
+    int stages;                        /* physical stages p */
+    int chunks;                        /* virtual chunks per stage v (1 unless interleaved) */
+    int micro;                         /* micro-batches m */
+    double f_s[SAX_SIM_MAX_STAGES];    /* forward time of one micro-batch on one chunk of stage s */
+    double b_s[SAX_SIM_MAX_STAGES];    /* input-gradient (backward) time, incl. recomputation */
+    double w_s[SAX_SIM_MAX_STAGES];    /* weight-gradient time (separate only for zb-h1/dualpipe) */
     double link_s[SAX_SIM_MAX_STAGES]; /* transfer time from stage s to s+1 (and back) */
 } sax_pipeline_t;
 
 typedef struct {
     double makespan_s;
-    double finish_s[SAX_SIM_MAX_STAGES]; /* when each stage completes its last event */
-    double busy_s[SAX_SIM_MAX_STAGES];   /* compute time of each stage */
+    double finish_s[SAX_SIM_MAX_STAGES];   /* when each stage completes its last event */
+    double busy_s[SAX_SIM_MAX_STAGES];     /* compute time of each stage */
     int peak_inflight[SAX_SIM_MAX_STAGES]; /* activation sets held at once */
 } sax_pipeline_result_t;
 
@@ -341,16 +341,15 @@ double sax_ring_gather_s(int n, double bytes, double alpha_s, double bw_Bps); /*
 double sax_tree_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps);
 double sax_alltoall_s(int n, double bytes, double alpha_s, double bw_Bps);
 
-
 /* ---- output columns: one list feeds JSON keys, CSV headers and the HDF5 compound types -------- */
 
 /* X(field of sax_result_t, unit, description) */
-#define SAX_METRIC_LIST(X)                                                                          \
-    X(iteration_time_s, "s", "predicted wall time of one training iteration")                      \
-    X(tokens_per_s, "1/s", "training tokens processed per second")                                 \
-    X(mfu, "1", "model FLOPs utilisation: model FLOPs / (iteration time x GPUs x peak)")          \
-    X(model_flops_per_iteration, "FLOP", "model FLOPs of one iteration, without recomputation")   \
-    X(memory_per_gpu_bytes, "B", "peak memory of the fullest GPU")                                 \
+#define SAX_METRIC_LIST(X)                                                                                   \
+    X(iteration_time_s, "s", "predicted wall time of one training iteration")                                \
+    X(tokens_per_s, "1/s", "training tokens processed per second")                                           \
+    X(mfu, "1", "model FLOPs utilisation: model FLOPs / (iteration time x GPUs x peak)")                     \
+    X(model_flops_per_iteration, "FLOP", "model FLOPs of one iteration, without recomputation")              \
+    X(memory_per_gpu_bytes, "B", "peak memory of the fullest GPU")                                           \
     X(cross_site_bytes_per_iteration, "B", "bytes crossing site links in one iteration")
 
 /* ---- errors for users ------------------------------------------------------------------------ */
@@ -378,23 +377,23 @@ sax_status_t sax_error_set(sax_error_t *err, sax_status_t status, const char *fm
 /* The keys of `parallelism` and `network` a sweep can vary. Values are stored as integers:
  * degrees as themselves (dp 0 = "auto"), names as their enum index, booleans as 0/1 and `order`
  * as an index into sax_space_desc_t.orders. */
-#define SAX_KEY_LIST(X)                                                                             \
-    X(SAX_KEY_TP, "tp")                                                                            \
-    X(SAX_KEY_PP, "pp")                                                                            \
-    X(SAX_KEY_DP, "dp")                                                                            \
-    X(SAX_KEY_CP, "cp")                                                                            \
-    X(SAX_KEY_EP, "ep")                                                                            \
-    X(SAX_KEY_VPP, "vpp")                                                                          \
-    X(SAX_KEY_MICRO_BATCH, "micro_batch")                                                          \
-    X(SAX_KEY_SCHEDULE, "schedule")                                                                \
-    X(SAX_KEY_RECOMPUTE, "recompute")                                                              \
-    X(SAX_KEY_SEQUENCE_PARALLEL, "sequence_parallel")                                              \
-    X(SAX_KEY_ZERO, "zero")                                                                        \
-    X(SAX_KEY_ORDER, "order")                                                                      \
-    X(SAX_KEY_LAYER_SPLIT, "layer_split")                                                          \
-    X(SAX_KEY_TRANSPORT, "transport")                                                              \
-    X(SAX_KEY_CONNECTIONS, "connections")                                                          \
-    X(SAX_KEY_ALGORITHM, "algorithm")                                                              \
+#define SAX_KEY_LIST(X)                                                                                      \
+    X(SAX_KEY_TP, "tp")                                                                                      \
+    X(SAX_KEY_PP, "pp")                                                                                      \
+    X(SAX_KEY_DP, "dp")                                                                                      \
+    X(SAX_KEY_CP, "cp")                                                                                      \
+    X(SAX_KEY_EP, "ep")                                                                                      \
+    X(SAX_KEY_VPP, "vpp")                                                                                    \
+    X(SAX_KEY_MICRO_BATCH, "micro_batch")                                                                    \
+    X(SAX_KEY_SCHEDULE, "schedule")                                                                          \
+    X(SAX_KEY_RECOMPUTE, "recompute")                                                                        \
+    X(SAX_KEY_SEQUENCE_PARALLEL, "sequence_parallel")                                                        \
+    X(SAX_KEY_ZERO, "zero")                                                                                  \
+    X(SAX_KEY_ORDER, "order")                                                                                \
+    X(SAX_KEY_LAYER_SPLIT, "layer_split")                                                                    \
+    X(SAX_KEY_TRANSPORT, "transport")                                                                        \
+    X(SAX_KEY_CONNECTIONS, "connections")                                                                    \
+    X(SAX_KEY_ALGORITHM, "algorithm")                                                                        \
     X(SAX_KEY_COMPRESSION, "compression")
 #define SAX_ENUM_MEMBER(name, str) name,
 typedef enum { SAX_KEY_LIST(SAX_ENUM_MEMBER) SAX_KEY_COUNT } sax_key_t;
@@ -433,7 +432,6 @@ typedef struct {
     int n_baselines;
     sax_baseline_t baselines[SAX_SPACE_MAX_BASELINES];
 } sax_space_desc_t;
-
 
 /* One evaluated candidate: what sweeps reduce, store and report. */
 typedef struct {

@@ -94,9 +94,9 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     const bool flash = tr->flash_attention;
     const double t = tp, h = m->hidden, a = m->heads, g = m->kv_heads, s = m->seq_len;
     const double d = head_dim(m), dqk = qk_dim(m), kf = ffn_matrices(m);
-    const double sl = s / cp;     /* local sequence under context parallelism */
-    const double tok = b * sl;    /* tokens of the micro-batch on this GPU */
-    const double heads = a / t;   /* heads on this GPU */
+    const double sl = s / cp;   /* local sequence under context parallelism */
+    const double tok = b * sl;  /* tokens of the micro-batch on this GPU */
+    const double heads = a / t; /* heads on this GPU */
     double gemm_s = 0.0, flops = 0.0;
 
     /* attention projections */
@@ -120,7 +120,8 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * against 2 forward: 2.5x). */
     double attn_flops = 2.0 * b * heads * sl * s * (dqk + d), attn_s;
     if (flash) {
-        double ai = 2.0 * sl * s * (dqk + d) / ((prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
+        double ai =
+            2.0 * sl * s * (dqk + d) / ((prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
         attn_s = 0.5 * attn_flops / (sax_gpu_peak_flops(gpu, prec) * sax_gemm_efficiency_ai(gpu, ai));
         out->attn_bwd_s = 2.5 * attn_s;
     } else {
@@ -154,7 +155,8 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         gemm_s += gemm(gpu, prec, 1, tok, m->experts, h); /* router */
         flops += 2.0 * tok * h * m->experts;
         width = k * ef + sh;
-        params = (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * t);
+        params =
+            (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * t);
         out->ep_bytes = tok * k * h * SAX_ACT_BYTES;
     }
 

@@ -13,11 +13,12 @@ void cli_print_json_number(FILE *f, double x)
 
 void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
 {
-    fprintf(f,
-            "{\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"ep\": %d, \"vpp\": %d, \"micro_batch\": %d, "
-            "\"schedule\": \"%s\", \"recompute\": \"%s\", \"sequence_parallel\": %s, \"zero\": %d, \"order\": [",
-            c->tp, c->pp, c->dp, c->cp, c->ep, c->vpp, c->micro_batch, sax_schedule_names[c->schedule],
-            sax_recompute_names[c->recompute], c->sequence_parallel ? "true" : "false", c->zero);
+    fprintf(
+        f,
+        "{\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"ep\": %d, \"vpp\": %d, \"micro_batch\": %d, "
+        "\"schedule\": \"%s\", \"recompute\": \"%s\", \"sequence_parallel\": %s, \"zero\": %d, \"order\": [",
+        c->tp, c->pp, c->dp, c->cp, c->ep, c->vpp, c->micro_batch, sax_schedule_names[c->schedule],
+        sax_recompute_names[c->recompute], c->sequence_parallel ? "true" : "false", c->zero);
     for (int i = 0; i < c->n_order; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", sax_dim_names[c->order[i]]);
     fprintf(f, "], \"layer_split\": \"%s\"}", sax_layer_split_names[c->layer_split]);
@@ -37,8 +38,8 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
         fputs("null", f);
     else
         fprintf(f, "\"%s\"", sax_infeasible_names[r->reason]);
-#define SAX_PRINT_METRIC(field, unit, desc)                                                             \
-    fputs(", \"" #field "\": ", f);                                                                 \
+#define SAX_PRINT_METRIC(field, unit, desc)                                                                  \
+    fputs(", \"" #field "\": ", f);                                                                          \
     cli_print_json_number(f, r->field);
     SAX_METRIC_LIST(SAX_PRINT_METRIC)
 #undef SAX_PRINT_METRIC
@@ -65,8 +66,8 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
 
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c)
 {
-    fprintf(f, "tp=%d cp=%d ep=%d pp=%d dp=%d vpp=%d mb=%d %s recompute=%s sp=%s zero=%d order=", c->tp, c->cp,
-            c->ep, c->pp, c->dp, c->vpp, c->micro_batch, sax_schedule_names[c->schedule],
+    fprintf(f, "tp=%d cp=%d ep=%d pp=%d dp=%d vpp=%d mb=%d %s recompute=%s sp=%s zero=%d order=", c->tp,
+            c->cp, c->ep, c->pp, c->dp, c->vpp, c->micro_batch, sax_schedule_names[c->schedule],
             sax_recompute_names[c->recompute], c->sequence_parallel ? "on" : "off", c->zero);
     for (int i = 0; i < c->n_order; i++)
         fprintf(f, "%s%s", i ? "," : "", sax_dim_names[c->order[i]]);
@@ -79,7 +80,8 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
 {
     const double gib = 1024.0 * 1024.0 * 1024.0;
     if (!r->feasible) {
-        fprintf(f, "infeasible: %s (%s)\n", sax_infeasible_names[r->reason], sax_infeasible_messages[r->reason]);
+        fprintf(f, "infeasible: %s (%s)\n", sax_infeasible_names[r->reason],
+                sax_infeasible_messages[r->reason]);
         if (r->reason == SAX_INFEASIBLE_MEMORY)
             fprintf(f, "  memory per GPU %.1f GiB\n", r->memory_per_gpu_bytes / gib);
         return;
@@ -89,7 +91,8 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
     fprintf(f, "MFU              %10.1f %%\n", 100.0 * r->mfu);
     fprintf(f, "model FLOPs      %10.4g per iteration\n", r->model_flops_per_iteration);
     fprintf(f, "GPUs used        %10d\n", r->gpus_used);
-    fprintf(f, "memory per GPU   %10.1f GiB  (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f)\n",
+    fprintf(f,
+            "memory per GPU   %10.1f GiB  (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f)\n",
             r->memory_per_gpu_bytes / gib, r->mem_weights_bytes / gib, r->mem_grads_bytes / gib,
             r->mem_optimizer_bytes / gib, r->mem_activations_bytes / gib);
     fprintf(f, "cross-site bytes %10.4g per iteration\n", r->cross_site_bytes_per_iteration);

@@ -20,6 +20,7 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
 void cli_print_json_number(FILE *f, double x);
 
 /* Writes the simulated iteration of `c` as Chrome trace-event JSON; returns an exit status. */
-int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch);
+int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c,
+                    sax_scratch_t *scratch);
 
 #endif

@@ -16,25 +16,30 @@
 static void event(FILE *f, bool *first, const char *name, const char *cat, int pid, int tid, double t0_s,
                   double t1_s, int micro, int chunk)
 {
-    fprintf(f, "%s\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
-               "\"dur\": %.3f, \"args\": {\"micro_batch\": %d, \"chunk\": %d}}",
+    fprintf(f,
+            "%s\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
+            "\"dur\": %.3f, \"args\": {\"micro_batch\": %d, \"chunk\": %d}}",
             *first ? "" : ",", name, cat, pid, tid, t0_s * 1e6, (t1_s - t0_s) * 1e6, micro, chunk);
     *first = false;
 }
 
 static void track_name(FILE *f, bool *first, int pid, int tid, const char *name)
 {
-    fprintf(f, "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}",
-            *first ? "" : ",", pid, tid, name);
+    fprintf(
+        f,
+        "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}",
+        *first ? "" : ",", pid, tid, name);
     *first = false;
 }
 
-int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch)
+int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c,
+                    sax_scratch_t *scratch)
 {
     static sax_pipeline_t pl;
     sax_result_t r;
     if (sax_model_eval_pipeline(p, c, scratch, &r, &pl) != SAX_OK || !r.feasible) {
-        fprintf(stderr, "sax eval: --trace: the configuration is infeasible; there is no iteration to trace\n");
+        fprintf(stderr,
+                "sax eval: --trace: the configuration is infeasible; there is no iteration to trace\n");
         return 2;
     }
     long cap = (long)pl.stages * pl.chunks * pl.micro * 3;
@@ -56,9 +61,11 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
         return 1;
     }
     bool first = true;
-    fprintf(f, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"iteration_time_s\": %.9g, \"schedule\": \"%s\"}, "
-               "\"traceEvents\": [",
-            r.iteration_time_s, sax_schedule_names[c->schedule]);
+    fprintf(
+        f,
+        "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"iteration_time_s\": %.9g, \"schedule\": \"%s\"}, "
+        "\"traceEvents\": [",
+        r.iteration_time_s, sax_schedule_names[c->schedule]);
     char name[64];
     for (int s = 0; s < pl.stages; s++) {
         snprintf(name, sizeof name, "stage %d", s);
@@ -75,12 +82,13 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
         int vs = e->chunk * pl.stages + e->stage;
         if (e->kind == 'F' && vs < vs_count - 1) { /* activations to the next virtual stage */
             snprintf(name, sizeof name, "act %d", e->micro);
-            event(f, &first, name, "transfer", 2, e->stage, e->end_s, e->end_s + pl.link_s[e->stage], e->micro,
-                  e->chunk);
+            event(f, &first, name, "transfer", 2, e->stage, e->end_s, e->end_s + pl.link_s[e->stage],
+                  e->micro, e->chunk);
         } else if (e->kind == 'B' && vs > 0) { /* gradients back to the previous one */
             int prev = (e->stage + pl.stages - 1) % pl.stages;
             snprintf(name, sizeof name, "grad %d", e->micro);
-            event(f, &first, name, "transfer", 2, prev, e->end_s, e->end_s + pl.link_s[prev], e->micro, e->chunk);
+            event(f, &first, name, "transfer", 2, prev, e->end_s, e->end_s + pl.link_s[prev], e->micro,
+                  e->chunk);
         }
     }
     fprintf(f, "\n]}\n");

@@ -37,7 +37,8 @@ static int run(int argc, char **argv)
         return sax_status_exit_code(st);
     }
     if (!cfg.has_candidate) {
-        fprintf(stderr, "sax eval: %s: expected a `parallelism` section fixing one configuration, found none\n",
+        fprintf(stderr,
+                "sax eval: %s: expected a `parallelism` section fixing one configuration, found none\n",
                 path);
         sax_config_fini(&cfg);
         return 2;
@@ -54,7 +55,8 @@ static int run(int argc, char **argv)
     int rc = 0;
     st = sax_model_eval(&cfg.problem, &cfg.candidate, scratch, &r);
     if (st != SAX_OK) {
-        fprintf(stderr, "sax eval: %s: the configuration cannot be evaluated (%s)\n", path, sax_status_message(st));
+        fprintf(stderr, "sax eval: %s: the configuration cannot be evaluated (%s)\n", path,
+                sax_status_message(st));
         rc = sax_status_exit_code(st);
     } else if (json) {
         cli_print_result_json(stdout, &cfg.problem, &r);

@@ -78,7 +78,8 @@ static int run(int argc, char **argv)
             else
                 printf("\"%s\"}", sax_infeasible_names[r.reason]);
         } else if (r.feasible) {
-            printf("%-28s %12.4f %12.4f %+9.2f\n", cases[i].name, cases[i].measured_s, r.iteration_time_s, err_pct);
+            printf("%-28s %12.4f %12.4f %+9.2f\n", cases[i].name, cases[i].measured_s, r.iteration_time_s,
+                   err_pct);
         } else {
             printf("%-28s %12.4f %12s %9s  (%s)\n", cases[i].name, cases[i].measured_s, "infeasible", "-",
                    sax_infeasible_names[r.reason]);
@@ -86,13 +87,15 @@ static int run(int argc, char **argv)
     }
     double mean = counted > 0 ? sum / counted : NAN;
     if (json) {
-        printf("], \"cases_evaluated\": %d, \"cases_infeasible\": %d, \"mean_abs_error_pct\": ", counted, failed);
+        printf("], \"cases_evaluated\": %d, \"cases_infeasible\": %d, \"mean_abs_error_pct\": ", counted,
+               failed);
         cli_print_json_number(stdout, mean);
         printf(", \"max_abs_error_pct\": ");
         cli_print_json_number(stdout, counted > 0 ? worst : NAN);
         printf("}\n");
     } else {
-        printf("\n%d cases, %d infeasible; mean absolute error %.2f %%, max %.2f %%\n", n, failed, mean, worst);
+        printf("\n%d cases, %d infeasible; mean absolute error %.2f %%, max %.2f %%\n", n, failed, mean,
+               worst);
     }
     free(scratch);
     sax_dataset_free(cases, n);

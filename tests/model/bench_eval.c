@@ -36,7 +36,8 @@ static bool feasible(const sax_problem_t *p, const sax_candidate_t *x, sax_scrat
     return sax_model_eval(p, x, sc, &res) == SAX_OK && res.feasible;
 }
 
-static run_t loop(const sax_problem_t *p, const sax_candidate_t *set, int n_set, sax_scratch_t *sc, double seconds)
+static run_t loop(const sax_problem_t *p, const sax_candidate_t *set, int n_set, sax_scratch_t *sc,
+                  double seconds)
 {
     run_t r = {0, 0.0, 0.0};
     double t0 = now_s();
@@ -119,7 +120,8 @@ int main(int argc, char **argv)
                                         x.vpp = sch[sh] == SAX_SCHEDULE_INTERLEAVED ? 2 : 1;
                                         x.micro_batch = mbs2[mb];
                                         x.dp = gpus / (x.tp * x.pp);
-                                        while (x.dp > 1 && p->training.global_batch % ((long)x.dp * x.micro_batch) != 0)
+                                        while (x.dp > 1 &&
+                                               p->training.global_batch % ((long)x.dp * x.micro_batch) != 0)
                                             x.dp--;
                                         x.zero = z;
                                         x.recompute = (sax_recompute_t)rc;
@@ -156,8 +158,8 @@ int main(int argc, char **argv)
     const int counts[3] = {na, nb, nc};
     for (int i = 0; i < 3; i++) {
         double n = (double)runs[i]->n;
-        printf("%s %6d candidates  %12.0f evaluations/s  (%.0f ns each)\n", names[i], counts[i], n / runs[i]->s,
-               1e9 * runs[i]->s / n);
+        printf("%s %6d candidates  %12.0f evaluations/s  (%.0f ns each)\n", names[i], counts[i],
+               n / runs[i]->s, 1e9 * runs[i]->s / n);
     }
     printf("(every candidate in the three sets is feasible: each is a full evaluation)\n");
     printf("checksum %.6g\n", ra.checksum + rb.checksum + rc.checksum);

@@ -38,17 +38,30 @@ static void cluster4(sax_cluster_t *cl)
     memset(cl, 0, sizeof *cl);
     cl->scale_up = (sax_scale_up_t){.size = 8, .bw_Bps = 300e9, .latency_s = 3e-6, .efficiency = 1.0};
     cl->n_tiers = 1;
-    cl->tiers[0] = (sax_tier_t){.name = "pod", .gpus = 32, .bw_Bps = 25e9, .latency_s = 5e-6,
-                                .oversubscription = 1.0, .efficiency = 1.0};
+    cl->tiers[0] = (sax_tier_t){.name = "pod",
+                                .gpus = 32,
+                                .bw_Bps = 25e9,
+                                .latency_s = 5e-6,
+                                .oversubscription = 1.0,
+                                .efficiency = 1.0};
     cl->n_sites = 1;
     cl->sites[0].gpus = 32;
 }
 
 static sax_candidate_t cand(int tp, int dp)
 {
-    sax_candidate_t c = {.tp = tp, .pp = 1, .dp = dp, .cp = 1, .ep = 1, .vpp = 1, .micro_batch = 1,
-                         .schedule = SAX_SCHEDULE_1F1B, .zero = 1, .n_order = 4,
-                         .order = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP}, .connections = 1,
+    sax_candidate_t c = {.tp = tp,
+                         .pp = 1,
+                         .dp = dp,
+                         .cp = 1,
+                         .ep = 1,
+                         .vpp = 1,
+                         .micro_batch = 1,
+                         .schedule = SAX_SCHEDULE_1F1B,
+                         .zero = 1,
+                         .n_order = 4,
+                         .order = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP},
+                         .connections = 1,
                          .algorithm = SAX_ALGORITHM_RING};
     return c;
 }
@@ -100,8 +113,13 @@ static void test_cross_site_ring(void **state)
     cl.n_sites = 2;
     cl.sites[0].gpus = cl.sites[1].gpus = 16;
     cl.n_links = 1;
-    cl.links[0] = (sax_site_link_t){.a = 0, .b = 1, .bw_Bps = 100e9, .latency_s = 1e-3, .mtu_bytes = 4096,
-                                    .window_bytes = 1e12, .pfc_headroom_bytes = 1e12,
+    cl.links[0] = (sax_site_link_t){.a = 0,
+                                    .b = 1,
+                                    .bw_Bps = 100e9,
+                                    .latency_s = 1e-3,
+                                    .mtu_bytes = 4096,
+                                    .window_bytes = 1e12,
+                                    .pfc_headroom_bytes = 1e12,
                                     .uplink_oversubscription = 1.0};
     sax_candidate_t c = cand(8, 2);
     c.pp = 2;
@@ -123,7 +141,10 @@ static void test_cross_site_ring(void **state)
 static void test_transport_formulas(void **state)
 {
     (void)state;
-    sax_site_link_t l = {.latency_s = 5e-3, .loss = 1e-4, .mtu_bytes = 4096, .window_bytes = 16.0 * 1024 * 1024,
+    sax_site_link_t l = {.latency_s = 5e-3,
+                         .loss = 1e-4,
+                         .mtu_bytes = 4096,
+                         .window_bytes = 16.0 * 1024 * 1024,
                          .pfc_headroom_bytes = 2.0 * 1024 * 1024};
     double rate = 16.0 * 1024 * 1024 / 0.01;
     near(sax_transport_flow_Bps(&l, SAX_TRANSPORT_ROCE_GBN, 50e9), rate / (1 + 1e-4 * 4096));
@@ -139,8 +160,10 @@ static void test_transport_formulas(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_formulas_by_hand), cmocka_unit_test(test_dp_ring_over_a_tier),
-        cmocka_unit_test(test_oversubscription_contention), cmocka_unit_test(test_cross_site_ring),
+        cmocka_unit_test(test_formulas_by_hand),
+        cmocka_unit_test(test_dp_ring_over_a_tier),
+        cmocka_unit_test(test_oversubscription_contention),
+        cmocka_unit_test(test_cross_site_ring),
         cmocka_unit_test(test_transport_formulas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

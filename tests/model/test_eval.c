@@ -54,20 +54,33 @@ static sax_scratch_t *scratch;
 static void make_problem(sax_problem_t *p)
 {
     memset(p, 0, sizeof *p);
-    p->model = (sax_model_desc_t){.name = "dense70", .layers = 80, .hidden = 8192, .ffn_hidden = 28672,
-                                  .heads = 64, .kv_heads = 8, .vocab = 128256, .seq_len = 8192,
+    p->model = (sax_model_desc_t){.name = "dense70",
+                                  .layers = 80,
+                                  .hidden = 8192,
+                                  .ffn_hidden = 28672,
+                                  .heads = 64,
+                                  .kv_heads = 8,
+                                  .vocab = 128256,
+                                  .seq_len = 8192,
                                   .ffn_act = SAX_FFN_SWIGLU};
     sax_training_set_defaults(&p->training);
     p->training.global_batch = 512;
     sax_cluster_t *cl = &p->cluster;
     sax_cluster_set_defaults(cl);
-    cl->gpu = (sax_gpu_t){.name = "H100", .peak_flops_bf16 = 989e12, .peak_flops_fp8 = 1979e12, .hbm_bytes = 80e9,
+    cl->gpu = (sax_gpu_t){.name = "H100",
+                          .peak_flops_bf16 = 989e12,
+                          .peak_flops_fp8 = 1979e12,
+                          .hbm_bytes = 80e9,
                           .hbm_bw_Bps = 3.35e12};
     sax_gpu_set_defaults(&cl->gpu);
     cl->scale_up = (sax_scale_up_t){.size = 8, .bw_Bps = 450e9, .latency_s = 3e-6, .efficiency = 0.8};
     cl->n_tiers = 1;
-    cl->tiers[0] = (sax_tier_t){.name = "building", .gpus = 1024, .bw_Bps = 50e9, .latency_s = 10e-6,
-                                .oversubscription = 1.0, .efficiency = 0.9};
+    cl->tiers[0] = (sax_tier_t){.name = "building",
+                                .gpus = 1024,
+                                .bw_Bps = 50e9,
+                                .latency_s = 10e-6,
+                                .oversubscription = 1.0,
+                                .efficiency = 0.9};
     cl->n_sites = 2;
     for (int s = 0; s < 2; s++) {
         cl->sites[s].gpus = 1024;
@@ -84,11 +97,22 @@ static void make_problem(sax_problem_t *p)
 
 static sax_candidate_t base(void)
 {
-    sax_candidate_t c = {.tp = 8, .pp = 4, .dp = 64, .cp = 1, .ep = 1, .vpp = 1, .micro_batch = 1,
-                         .schedule = SAX_SCHEDULE_1F1B, .recompute = SAX_RECOMPUTE_SELECTIVE,
-                         .sequence_parallel = true, .zero = 1, .n_order = 4,
-                         .order = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP}, .connections = 4,
-                         .transport = SAX_TRANSPORT_ROCE_SR, .algorithm = SAX_ALGORITHM_HIERARCHICAL};
+    sax_candidate_t c = {.tp = 8,
+                         .pp = 4,
+                         .dp = 64,
+                         .cp = 1,
+                         .ep = 1,
+                         .vpp = 1,
+                         .micro_batch = 1,
+                         .schedule = SAX_SCHEDULE_1F1B,
+                         .recompute = SAX_RECOMPUTE_SELECTIVE,
+                         .sequence_parallel = true,
+                         .zero = 1,
+                         .n_order = 4,
+                         .order = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP},
+                         .connections = 4,
+                         .transport = SAX_TRANSPORT_ROCE_SR,
+                         .algorithm = SAX_ALGORITHM_HIERARCHICAL};
     return c;
 }
 

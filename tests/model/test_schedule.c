@@ -154,9 +154,12 @@ static void test_uneven_stages(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_1f1b_bubble),        cmocka_unit_test(test_interleaved_bubble),
-        cmocka_unit_test(test_zero_bubble_h1),     cmocka_unit_test(test_slow_boundary_by_hand),
-        cmocka_unit_test(test_closed_forms_match_simulation), cmocka_unit_test(test_uneven_stages),
+        cmocka_unit_test(test_1f1b_bubble),
+        cmocka_unit_test(test_interleaved_bubble),
+        cmocka_unit_test(test_zero_bubble_h1),
+        cmocka_unit_test(test_slow_boundary_by_hand),
+        cmocka_unit_test(test_closed_forms_match_simulation),
+        cmocka_unit_test(test_uneven_stages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,12 +31,13 @@ static void test_published_runs(void **state)
     double sum = 0.0, worst = 0.0;
     for (int i = 0; i < n; i++) {
         sax_result_t r;
-        assert_int_equal(sax_model_eval(&cases[i].config.problem, &cases[i].config.candidate, scratch, &r), SAX_OK);
+        assert_int_equal(sax_model_eval(&cases[i].config.problem, &cases[i].config.candidate, scratch, &r),
+                         SAX_OK);
         if (!r.feasible)
             fail_msg("%s: infeasible (%s)", cases[i].name, sax_infeasible_names[r.reason]);
         double e = fabs(r.iteration_time_s - cases[i].measured_s) / cases[i].measured_s;
-        printf("%-28s measured %9.4f s predicted %9.4f s error %5.1f %%\n", cases[i].name, cases[i].measured_s,
-               r.iteration_time_s, 100 * e);
+        printf("%-28s measured %9.4f s predicted %9.4f s error %5.1f %%\n", cases[i].name,
+               cases[i].measured_s, r.iteration_time_s, 100 * e);
         sum += e;
         worst = fmax(worst, e);
     }

@@ -18,24 +18,49 @@ static void assert_within(double got, double want, double rel)
 
 /* Llama 3 405B (arXiv 2407.21783, Table 3): 126 layers, model dim 16384, FFN 53248, 128 heads,
  * 8 KV heads, vocabulary 128256, SwiGLU, untied embeddings. Public total: 405B. */
-static const sax_model_desc_t llama405 = {.name = "llama3-405b", .layers = 126, .hidden = 16384,
-                                          .ffn_hidden = 53248, .heads = 128, .kv_heads = 8, .vocab = 128256,
-                                          .seq_len = 8192, .ffn_act = SAX_FFN_SWIGLU};
+static const sax_model_desc_t llama405 = {.name = "llama3-405b",
+                                          .layers = 126,
+                                          .hidden = 16384,
+                                          .ffn_hidden = 53248,
+                                          .heads = 128,
+                                          .kv_heads = 8,
+                                          .vocab = 128256,
+                                          .seq_len = 8192,
+                                          .ffn_act = SAX_FFN_SWIGLU};
 
 /* GPT-3 175B (arXiv 2005.14165, Table 2.1): 96 layers, d_model 12288, 96 heads, FFN 4 d_model,
  * vocabulary 50257 (Megatron pads to 51200), GELU. Public total: 175B. */
-static const sax_model_desc_t gpt3 = {.name = "gpt3-175b", .layers = 96, .hidden = 12288, .ffn_hidden = 49152,
-                                      .heads = 96, .kv_heads = 96, .vocab = 51200, .seq_len = 2048,
-                                      .ffn_act = SAX_FFN_GELU, .tied_embeddings = true};
+static const sax_model_desc_t gpt3 = {.name = "gpt3-175b",
+                                      .layers = 96,
+                                      .hidden = 12288,
+                                      .ffn_hidden = 49152,
+                                      .heads = 96,
+                                      .kv_heads = 96,
+                                      .vocab = 51200,
+                                      .seq_len = 2048,
+                                      .ffn_act = SAX_FFN_GELU,
+                                      .tied_embeddings = true};
 
 /* DeepSeek-V3 (arXiv 2412.19437, section 4.2): 61 layers, hidden 7168, 128 heads, MLA with
  * q_lora 1536, kv_lora 512, head 128 + rope 64; first 3 layers dense (FFN 18432), then 1 shared +
  * 256 routed experts of 2048, 8 active; vocabulary 129280. Public: 671B total, 37B activated. */
-static const sax_model_desc_t dsv3 = {.name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn_hidden = 18432,
-                                      .heads = 128, .kv_heads = 128, .vocab = 129280, .seq_len = 4096,
-                                      .ffn_act = SAX_FFN_SWIGLU, .experts = 256, .top_k = 8,
-                                      .expert_ffn_hidden = 2048, .shared_experts = 1, .dense_layers = 3,
-                                      .head_dim = 128, .rope_head_dim = 64, .q_lora_rank = 1536,
+static const sax_model_desc_t dsv3 = {.name = "deepseek-v3",
+                                      .layers = 61,
+                                      .hidden = 7168,
+                                      .ffn_hidden = 18432,
+                                      .heads = 128,
+                                      .kv_heads = 128,
+                                      .vocab = 129280,
+                                      .seq_len = 4096,
+                                      .ffn_act = SAX_FFN_SWIGLU,
+                                      .experts = 256,
+                                      .top_k = 8,
+                                      .expert_ffn_hidden = 2048,
+                                      .shared_experts = 1,
+                                      .dense_layers = 3,
+                                      .head_dim = 128,
+                                      .rope_head_dim = 64,
+                                      .q_lora_rank = 1536,
                                       .kv_lora_rank = 512};
 
 static void test_public_parameter_totals(void **state)
@@ -56,8 +81,15 @@ static void test_public_parameter_totals(void **state)
  *   attention: Q 4x4 = 16, K and V 4x2 each = 16, output 4x4 = 16 -> 48; norms 2 x 4 = 8
  *   MLP: 2 x 4 x 16 = 128;  layer = 48 + 8 + 128 = 184;  two layers 368
  *   embedding 10 x 4 = 40, output layer 40 -> total 448 */
-static const sax_model_desc_t tiny = {.name = "tiny", .layers = 2, .hidden = 4, .ffn_hidden = 16, .heads = 2,
-                                      .kv_heads = 1, .vocab = 10, .seq_len = 8, .ffn_act = SAX_FFN_GELU};
+static const sax_model_desc_t tiny = {.name = "tiny",
+                                      .layers = 2,
+                                      .hidden = 4,
+                                      .ffn_hidden = 16,
+                                      .heads = 2,
+                                      .kv_heads = 1,
+                                      .vocab = 10,
+                                      .seq_len = 8,
+                                      .ffn_act = SAX_FFN_GELU};
 
 static void test_tiny_model_by_hand(void **state)
 {
@@ -78,10 +110,14 @@ static void test_tiny_model_by_hand(void **state)
 static void test_layer_flops_by_hand(void **state)
 {
     (void)state;
-    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12, .hbm_bytes = 1e9, .hbm_bw_Bps = 1e9, .gemm_eff_max = 1.0,
-                     .gemm_eff_half_ai = 1.0, .mem_eff = 1.0};
-    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false,
-                         .grad_reduce_bytes = 4};
+    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12,
+                     .hbm_bytes = 1e9,
+                     .hbm_bw_Bps = 1e9,
+                     .gemm_eff_max = 1.0,
+                     .gemm_eff_half_ai = 1.0,
+                     .mem_eff = 1.0};
+    sax_training_t tr = {
+        .global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false, .grad_reduce_bytes = 4};
     sax_layer_cost_t lc;
     sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);
     assert_true(lc.flops == 3840.0);
@@ -99,10 +135,14 @@ static void test_layer_flops_by_hand(void **state)
 static void test_korthikanti_activation_memory(void **state)
 {
     (void)state;
-    sax_gpu_t gpu = {.peak_flops_bf16 = 312e12, .hbm_bytes = 80e9, .hbm_bw_Bps = 2e12, .gemm_eff_max = 0.8,
-                     .gemm_eff_half_ai = 100, .mem_eff = 0.7};
-    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false,
-                         .grad_reduce_bytes = 4};
+    sax_gpu_t gpu = {.peak_flops_bf16 = 312e12,
+                     .hbm_bytes = 80e9,
+                     .hbm_bw_Bps = 2e12,
+                     .gemm_eff_max = 0.8,
+                     .gemm_eff_half_ai = 100,
+                     .mem_eff = 0.7};
+    sax_training_t tr = {
+        .global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false, .grad_reduce_bytes = 4};
     const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
     sax_layer_cost_t lc;
     sax_layer_cost(&gpt3, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);

@@ -1,0 +1,47 @@
+/* memory.c - memory of one GPU of a pipeline stage: weights, gradients, optimizer state under
+ * ZeRO 0-3, and the activations the schedule keeps in flight (docs/cost-model.md section 8).
+ *
+ * Mixed-precision Adam (domain.md): 2 B bf16 weights + `grad_reduce_bytes` gradients + 12 B fp32
+ * master weights and two moments per parameter. ZeRO-1 (Megatron's distributed optimizer) shards
+ * the 12 B over DP x CP, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
+ * gathered layers (the current one and the prefetched next). DualPipe holds two copies of its
+ * parameters (DeepSeek-V3 Table 2).
+ */
+#include "model_internal.h"
+
+/* Activation sets, in whole-stage units, that stage s holds at its fullest (domain.md "Workload"):
+ * GPipe all m; 1F1B and ZB-H1 the p - s warm-up micro-batches; interleaved its warm-up chunks
+ * (p - s - 1) * 2 + (v - 1) * p + 1 of v per stage (Narayanan et al. 2021); DualPipe p + 1. */
+static double inflight(const sax_candidate_t *c, int s, long m)
+{
+    int p = c->pp, v = c->vpp;
+    switch (c->schedule) {
+    case SAX_SCHEDULE_GPIPE: return (double)m;
+    case SAX_SCHEDULE_INTERLEAVED: {
+        long k = (long)(p - s - 1) * 2 + (long)(v - 1) * p + 1;
+        long total = m * v;
+        return (double)(k < total ? k : total) / v;
+    }
+    case SAX_SCHEDULE_DUALPIPE: return (double)(p + 1);
+    default: return (double)((p - s) < m ? (p - s) : m);
+    }
+}
+
+void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_memory_t *out)
+{
+    double shard = (double)c->dp * c->cp;
+    double prm = in->params * (c->schedule == SAX_SCHEDULE_DUALPIPE ? 2.0 : 1.0);
+    double w = prm * SAX_ACT_BYTES, gr = prm * in->grad_bytes, op = prm * 12.0;
+    if (c->zero >= 1)
+        op /= shard;
+    if (c->zero >= 2)
+        gr /= shard;
+    if (c->zero >= 3)
+        w = w / shard + 2.0 * w / (in->layers > 0 ? in->layers : 1);
+    out->weights_bytes = w;
+    out->grads_bytes = gr;
+    out->optimizer_bytes = op;
+    out->activations_bytes =
+        in->act_per_micro_bytes * inflight(c, in->stage, in->micro) + in->act_recompute_bytes;
+    out->total_bytes = w + gr + op + out->activations_bytes + in->reserved_bytes;
+}
