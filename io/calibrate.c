@@ -103,16 +103,21 @@ static sax_status_t get_quantity(const cJSON *it, sax_unit_kind_t kind, const ch
     return SAX_OK;
 }
 
-static sax_status_t get_positive_int(const cJSON *obj, const char *key, const char *file, const char *path,
-                                     double *out, sax_error_t *err)
+/* An integer from 1 to `max`. */
+static sax_status_t get_positive_int(const cJSON *obj, const char *key, double max, const char *file,
+                                     const char *path, double *out, sax_error_t *err)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1.0) || it->valuedouble != floor(it->valuedouble))
-        return sax_error_set(err, SAX_ERR_INPUT, "%s: %s.%s: expected a positive integer, found %s", file,
-                             path, key,
-                             it == NULL           ? "nothing"
-                             : cJSON_IsNumber(it) ? "another number"
-                                                  : "another type");
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1.0 && it->valuedouble <= max) ||
+        it->valuedouble != floor(it->valuedouble)) {
+        char found[64];
+        if (cJSON_IsNumber(it))
+            snprintf(found, sizeof found, "%.17g", it->valuedouble);
+        else
+            snprintf(found, sizeof found, "%s", it == NULL ? "nothing" : "another type");
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: %s.%s: expected an integer from 1 to %.0f, found %s",
+                             file, path, key, max, found);
+    }
     *out = it->valuedouble;
     return SAX_OK;
 }
@@ -221,7 +226,7 @@ static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_col
             (s = get_string(e, "op", true, file, path, &op, err)) != SAX_OK ||
             (s = get_string(e, "tier", true, file, path, &tier, err)) != SAX_OK ||
             (s = get_string(e, "algorithm", false, file, path, &algo, err)) != SAX_OK ||
-            (s = get_positive_int(e, "gpus", file, path, &gpus, err)) != SAX_OK)
+            (s = get_positive_int(e, "gpus", 1e7, file, path, &gpus, err)) != SAX_OK)
             break;
         int opi = sax_name_lookup(sax_coll_op_names, SAX_COLL_OP_COUNT, op);
         if (opi < 0) {
@@ -258,8 +263,11 @@ static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_col
             break;
         }
         resolve_path(file, fname, mi->path, sizeof mi->path);
-        if ((s = sax_nccl_load(mi->path, &mi->table, err)) != SAX_OK)
+        sax_error_t table_err = {{0}};
+        if ((s = sax_nccl_load(mi->path, &mi->table, &table_err)) != SAX_OK) {
+            sax_error_set(err, s, "%s: %s.file: %.900s", file, path, table_err.text);
             break;
+        }
         if (mi->table.ranks > 0 && mi->table.ranks != mi->gpus) {
             s = sax_error_set(err, SAX_ERR_INPUT, "%s: %s.gpus: says %d GPUs, but %s lists %d ranks", file,
                               path, mi->gpus, mi->path, mi->table.ranks);
@@ -358,7 +366,10 @@ static sax_status_t fit_network(cal_state_t *st, const sax_coll_measurement_t *m
         if (k == 0)
             continue;
         cal_target_t *tg = &st->targets[t];
-        s = sax_coll_fit(tg->name, sub, k, &tg->fit, err);
+        sax_error_t fit_err = {{0}};
+        s = sax_coll_fit(tg->name, sub, k, &tg->fit, &fit_err);
+        if (s != SAX_OK)
+            sax_error_set(err, s, "%s: collectives: %.900s", st->opts->measurements_path, fit_err.text);
         tg->fitted = s == SAX_OK;
         if (s == SAX_OK)
             fit_per_algorithm(tg, sub, k);
@@ -414,9 +425,9 @@ static sax_status_t fit_gemms(cal_state_t *st, const cJSON *arr, sax_error_t *er
         if ((s = check_keys(e, keys, file, path, err)) != SAX_OK ||
             (s = get_string(e, "gpu", true, file, path, &gpu, err)) != SAX_OK ||
             (s = get_string(e, "precision", false, file, path, &prec, err)) != SAX_OK ||
-            (s = get_positive_int(e, "m", file, path, &g[i].m, err)) != SAX_OK ||
-            (s = get_positive_int(e, "n", file, path, &g[i].n, err)) != SAX_OK ||
-            (s = get_positive_int(e, "k", file, path, &g[i].k, err)) != SAX_OK)
+            (s = get_positive_int(e, "m", 1e7, file, path, &g[i].m, err)) != SAX_OK ||
+            (s = get_positive_int(e, "n", 1e7, file, path, &g[i].n, err)) != SAX_OK ||
+            (s = get_positive_int(e, "k", 1e7, file, path, &g[i].k, err)) != SAX_OK)
             goto done;
         int p = sax_name_lookup(sax_precision_names, SAX_PRECISION_COUNT, prec);
         if (p < 0) {
@@ -464,7 +475,10 @@ static sax_status_t fit_gemms(cal_state_t *st, const cJSON *arr, sax_error_t *er
                 sub[ns++] = g[j];
         if (ns == 0)
             continue;
-        s = sax_gemm_fit(st->gpus[k].name, &st->gpus[k].gpu, sub, ns, &st->gpus[k].gemm, err);
+        sax_error_t fit_err = {{0}};
+        s = sax_gemm_fit(st->gpus[k].name, &st->gpus[k].gpu, sub, ns, &st->gpus[k].gemm, &fit_err);
+        if (s != SAX_OK)
+            sax_error_set(err, s, "%s: gemms: %.900s", file, fit_err.text);
         st->gpus[k].gemm_fitted = s == SAX_OK;
     }
 done:

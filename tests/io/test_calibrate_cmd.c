@@ -383,6 +383,71 @@ static void test_runs_from_dataset(void **state)
     assert_non_null(strstr(err.text, "no-such-dataset.json"));
 }
 
+/* Every value of the collectives and gemms of the fixture replaced by wrong values, or removed:
+ * the command succeeds (a value that is still valid) or fails with SAX_ERR_INPUT and a message
+ * naming the file; it never crashes or reports another kind of failure. */
+static void test_mutated_measurements(void **state)
+{
+    (void)state;
+    cJSON *root = load_json(DATA "measurements.json");
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "runs");
+    /* absolute file names, so the mutated copies in tmpdir find the tables */
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "collectives"))
+    {
+        char abs[512];
+        snprintf(abs, sizeof abs, "%s%s", DATA, cJSON_GetObjectItemCaseSensitive(e, "file")->valuestring);
+        cJSON_ReplaceItemInObjectCaseSensitive(e, "file", cJSON_CreateString(abs));
+    }
+    const char *sections[2] = {"collectives", "gemms"};
+    int variants = 0, ok = 0;
+    for (int sec = 0; sec < 2; sec++) {
+        int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, sections[sec]));
+        for (int i = 0; i < n; i++) {
+            cJSON *entry = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, sections[sec]), i);
+            int nk = cJSON_GetArraySize(entry);
+            for (int k = 0; k < nk; k++) {
+                for (int v = 0; v < 7; v++) {
+                    cJSON *copy = cJSON_Duplicate(root, 1);
+                    cJSON *ce = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(copy, sections[sec]), i);
+                    cJSON *item = cJSON_GetArrayItem(ce, k);
+                    char key[64];
+                    snprintf(key, sizeof key, "%s", item->string);
+                    cJSON *bad = v == 0   ? cJSON_CreateNull()
+                                 : v == 1 ? cJSON_CreateNumber(-1)
+                                 : v == 2 ? cJSON_CreateNumber(0)
+                                 : v == 3 ? cJSON_CreateString("12 parsecs")
+                                 : v == 4 ? cJSON_CreateObject()
+                                 : v == 5 ? cJSON_CreateNumber(1e300)
+                                          : NULL;
+                    if (bad != NULL)
+                        cJSON_ReplaceItemInObjectCaseSensitive(ce, key, bad);
+                    else
+                        cJSON_DeleteItemFromObjectCaseSensitive(ce, key);
+                    char *text = cJSON_Print(copy);
+                    cJSON_Delete(copy);
+                    const char *m = measurements("mutated.json", text);
+                    free(text);
+                    sax_error_t err = {{0}};
+                    sax_status_t st = calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err);
+                    variants++;
+                    if (st == SAX_OK) {
+                        ok++;
+                    } else {
+                        if (st != SAX_ERR_INPUT || strstr(err.text, "mutated.json") == NULL)
+                            fprintf(stderr, "%s[%d].%s variant %d: %s\n", sections[sec], i, key, v, err.text);
+                        assert_int_equal(st, SAX_ERR_INPUT);
+                        assert_non_null(strstr(err.text, "mutated.json"));
+                    }
+                }
+            }
+        }
+    }
+    cJSON_Delete(root);
+    assert_true(variants > 200);
+    assert_true(ok < variants / 2);
+}
+
 static void test_unknown_tier(void **state)
 {
     (void)state;
@@ -579,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_full_calibration),
         cmocka_unit_test(test_json_report),
         cmocka_unit_test(test_site_link),
+        cmocka_unit_test(test_mutated_measurements),
         cmocka_unit_test(test_runs_from_dataset),
         cmocka_unit_test(test_gemms_on_a_preset_gpu),
         cmocka_unit_test(test_two_algorithms),
