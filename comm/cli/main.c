@@ -54,7 +54,7 @@ static void print_command_list(FILE *out)
 static void print_usage(FILE *out)
 {
     fprintf(out, "usage: sax COMMAND [ARGUMENTS...]\n"
-                 "       sax COMMAND --help\n"
+                 "       sax COMMAND --help   (or: sax help COMMAND)\n"
                  "       sax --help | --version\n");
 }
 
