@@ -536,9 +536,14 @@ static int run(int argc, char **argv)
                            "%s: expected a \"space\" section listing the values to explore, found none "
                            "(`sax eval` evaluates a single configuration)",
                            a.config);
-    if (st == SAX_OK)
+    if (st == SAX_OK) {
         st = sax_search_create(&cfg.space, cfg.has_candidate ? &cfg.candidate : NULL, cfg.scenarios,
                                cfg.n_scenarios, &s, &err);
+        if (st != SAX_OK) { /* the space's own checks (its size) do not know the file */
+            sax_error_t inner = err;
+            st = sax_error_set(&err, st, "%s: %s", a.config, inner.text);
+        }
+    }
     if (st == SAX_OK)
         st = sax_reduce_create(s, a.top_k, &acc, &err);
     if ((st = agree(comm, st, &err, rank == 0)) != SAX_OK)
