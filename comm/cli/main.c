@@ -41,12 +41,28 @@ static const sax_command_t *command_find(const char *name)
     return NULL;
 }
 
+/* Prints a synopsis that may span lines, each continuation line re-indented by `indent` columns. */
+static void print_synopsis(FILE *out, const char *synopsis, int indent)
+{
+    const char *p = synopsis;
+    for (;;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(out, "%.*s\n", (int)n, p);
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+        p += strspn(p, " ");
+        fprintf(out, "%*s", indent, "");
+    }
+}
+
 static void print_command_list(FILE *out)
 {
     fprintf(out, "commands:\n");
     for (int i = 0; i < COMMAND_COUNT; i++) {
         const sax_command_t *c = commands[i];
-        fprintf(out, "  %-10s %s\n", c->name, c->synopsis);
+        fprintf(out, "  %-10s ", c->name);
+        print_synopsis(out, c->synopsis, 17);
         fprintf(out, "  %-10s %s%s\n", "", c->summary, c->implemented ? "" : " (not implemented yet)");
     }
 }
@@ -83,7 +99,9 @@ static void print_help(void)
 
 static void print_command_help(const sax_command_t *c)
 {
-    printf("usage: sax %s %s\n\n", c->name, c->synopsis);
+    printf("usage: sax %s ", c->name);
+    print_synopsis(stdout, c->synopsis, (int)(strlen("usage: sax ") + strlen(c->name) + 1));
+    printf("\n");
     printf("%s%s\n\n", c->summary, c->implemented ? "" : " (not implemented yet)");
     printf("%s", c->help);
     if (c->help[0] != '\0' && c->help[strlen(c->help) - 1] != '\n')
