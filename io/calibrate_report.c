@@ -214,6 +214,17 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
                 "%.2f%% (start %.2f%%), condition %.3g\n",
                 st->n_params, st->run_iterations, 100.0 * st->run_rms, 100.0 * st->run_start_rms,
                 st->run_condition);
+        int usable = 0, determined = 0;
+        for (int i = 0; i < st->n_runs; i++)
+            usable += st->runs[i].usable;
+        for (int j = 0; j < st->n_params; j++)
+            determined += st->params[j].determined;
+        if (usable < determined + 2)
+            fprintf(
+                out,
+                "  warning: %d usable runs for %d determined parameters: too few to pin them down; trust the "
+                "held-out errors, not the in-sample ones\n",
+                usable, determined);
         fprintf(out, "  %-36s %10s %10s %10s  %s\n", "parameter", "start", "fitted", "+-", "");
         for (int j = 0; j < st->n_params; j++) {
             const cal_param_t *p = &st->params[j];
