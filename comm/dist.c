@@ -57,6 +57,7 @@ typedef struct {
     sax_ranges_t *done; /* finished ranges; may also hold ranges above `pos` (from a checkpoint) */
     int64_t pos;        /* everything below has been handed out */
     int64_t total, chunk, done_before;
+    int ranks;
     int active;           /* workers that have not left */
     bool stopping;        /* no more chunks: interrupted or failed */
     sax_status_t mpi_st;  /* an MPI failure: give up */
@@ -65,13 +66,24 @@ typedef struct {
     double t0, last_report;
 } master_t;
 
+/* Chunks shrink towards the end (guided self-scheduling), never below MIN_CHUNK: the last ones
+ * finish at about the same time on every rank, so the tail stays short. */
+static int64_t guided(const master_t *m)
+{
+    if (m->o->chunk > 0)
+        return m->chunk;
+    int64_t c = (m->total - m->pos) / ((int64_t)m->ranks * 4);
+    return c < MIN_CHUNK ? MIN_CHUNK : c > m->chunk ? m->chunk : c;
+}
+
 static bool next_chunk(master_t *m, int64_t *lo, int64_t *hi)
 {
     int64_t glo, ghi;
     if (m->stopping || !sax_ranges_next_gap(m->done, m->pos, m->total, &glo, &ghi))
         return false;
+    int64_t c = guided(m);
     *lo = glo;
-    *hi = ghi - glo > m->chunk ? glo + m->chunk : ghi;
+    *hi = ghi - glo > c ? glo + c : ghi;
     m->pos = *hi;
     return true;
 }
@@ -155,6 +167,7 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, sax_w
                   .total = total,
                   .chunk = chunk_size(w->o, total - sax_ranges_total(done), size),
                   .done_before = sax_ranges_total(done),
+                  .ranks = size,
                   .active = size - 1,
                   .own_lo = -1,
                   .t0 = MPI_Wtime()};
@@ -197,7 +210,7 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, sax_w
 static sax_status_t worker(MPI_Comm comm, MPI_Datatype msg_type, sax_worker_t *w, sax_error_t *err)
 {
     const sax_sweep_opts_t *o = w->o;
-    msg_t req = {-1, -1, 0}, cur, next;
+    msg_t req = {-1, -1, stop_requested(o) ? REQ_STOP : 0}, cur, next;
     int rc = MPI_Send(&req, 1, msg_type, 0, TAG_REQUEST, comm);
     if (rc == MPI_SUCCESS)
         rc = MPI_Recv(&cur, 1, msg_type, 0, TAG_WORK, comm, MPI_STATUS_IGNORE);

@@ -236,8 +236,8 @@ static void stop_after_two(void *ctx, int64_t lo, int64_t hi)
         *it->stop = 1;
 }
 
-/* `signalled` is "signalled" after starting its second chunk; every rank stops, and resuming from
- * the checkpoint ends with the uninterrupted results. */
+/* Rank `signalled` is "signalled"; every rank stops, and resuming from the checkpoint ends with
+ * the uninterrupted results. */
 static void interrupt_and_resume(int signalled)
 {
     sax_search_t *s = make_space();
@@ -245,9 +245,13 @@ static void interrupt_and_resume(int signalled)
     volatile sig_atomic_t stop = 0;
     interrupter_t it = {.stop = &stop};
     sax_sweep_opts_t o = {.chunk = 11, .stop = &stop};
-    if (rank == signalled) {
+    if (rank == signalled && rank == 0) { /* after starting its second chunk */
         o.on_chunk = stop_after_two;
         o.row_ctx = &it;
+    } else if (rank == signalled) {
+        /* Before its first request: a worker need not get any chunk (rank 0 may hand out the
+         * whole space while the worker starts), so waiting for its second chunk would be racy. */
+        stop = 1;
     }
     sax_ranges_t done;
     sax_ranges_init(&done);
@@ -259,7 +263,6 @@ static void interrupt_and_resume(int signalled)
     sax_error_t err;
     if (rank == 0) {
         assert_true(sax_ranges_total(&done) < sax_search_size(s));
-        assert_true(sax_ranges_total(&done) > 0);
         assert_int_equal(sax_counts_done(sax_reduce_counts_const(partial)), sax_ranges_total(&done));
         assert_int_equal(sax_checkpoint_save(path, 7, 0.5, &done, partial, &err), SAX_OK);
     }
