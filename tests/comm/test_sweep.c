@@ -59,6 +59,82 @@ static sax_search_t *make_space(void)
     return s;
 }
 
+/* Heterogeneous sites (site B's GPUs twice as fast), uniform and balanced layer splits, three
+ * sites' worth of links missing: no baselines, one scenario. */
+static sax_search_t *make_space_hetero(void)
+{
+    sax_space_desc_t d;
+    memset(&d, 0, sizeof d);
+    fixture_orders(&d);
+    fixture_set(&d, SAX_KEY_TP, 2, (const int32_t[]){4, 8});
+    fixture_set(&d, SAX_KEY_PP, 3, (const int32_t[]){2, 4, 8});
+    fixture_set(&d, SAX_KEY_DP, 1, (const int32_t[]){0});
+    fixture_set(&d, SAX_KEY_MICRO_BATCH, 2, (const int32_t[]){1, 4});
+    fixture_set(&d, SAX_KEY_SCHEDULE, 2, (const int32_t[]){SAX_SCHEDULE_1F1B, SAX_SCHEDULE_ZB_H1});
+    fixture_set(&d, SAX_KEY_LAYER_SPLIT, 2,
+                (const int32_t[]){SAX_LAYER_SPLIT_UNIFORM, SAX_LAYER_SPLIT_BALANCED});
+    fixture_set(&d, SAX_KEY_ORDER, 2, (const int32_t[]){0, 1});
+    fixture_set(&d, SAX_KEY_TRANSPORT, 3,
+                (const int32_t[]){SAX_TRANSPORT_ROCE_GBN, SAX_TRANSPORT_ROCE_SR, SAX_TRANSPORT_TCP});
+    fixture_set(&d, SAX_KEY_CONNECTIONS, 2, (const int32_t[]){1, 8});
+    fixture_set(&d, SAX_KEY_COMPRESSION, 2, (const int32_t[]){SAX_COMPRESSION_NONE, SAX_COMPRESSION_BF16});
+    sax_problem_t p;
+    fixture_problem(&p, 2, 32);
+    p.cluster.sites[1].gpu.peak_flops_bf16 *= 2.0;
+    p.cluster.sites[1].gpu.peak_flops_fp8 *= 2.0;
+    p.cluster.links[0].loss = 1e-5;
+    sax_candidate_t base;
+    fixture_candidate(&base);
+    sax_search_t *s = NULL;
+    assert_int_equal(sax_search_create(&d, &base, &p, 1, &s, NULL), SAX_OK);
+    return s;
+}
+
+/* An MoE model (8 experts, top 2) with expert parallelism over a lossy, slow link: the network
+ * decides, so the bounds are loose. Two baselines, three scenarios of link bandwidth. */
+static sax_search_t *make_space_moe(void)
+{
+    sax_space_desc_t d;
+    memset(&d, 0, sizeof d);
+    fixture_orders(&d);
+    fixture_set(&d, SAX_KEY_TP, 2, (const int32_t[]){1, 2});
+    fixture_set(&d, SAX_KEY_PP, 2, (const int32_t[]){2, 4});
+    fixture_set(&d, SAX_KEY_DP, 1, (const int32_t[]){0});
+    fixture_set(&d, SAX_KEY_EP, 3, (const int32_t[]){1, 4, 8});
+    fixture_set(&d, SAX_KEY_MICRO_BATCH, 2, (const int32_t[]){1, 2});
+    fixture_set(&d, SAX_KEY_ZERO, 2, (const int32_t[]){1, 3});
+    fixture_set(&d, SAX_KEY_ORDER, 2, (const int32_t[]){0, 1});
+    fixture_set(&d, SAX_KEY_TRANSPORT, 2, (const int32_t[]){SAX_TRANSPORT_ROCE_SR, SAX_TRANSPORT_TCP});
+    fixture_set(&d, SAX_KEY_CONNECTIONS, 3, (const int32_t[]){1, 4, 16});
+    fixture_set(&d, SAX_KEY_ALGORITHM, 2, (const int32_t[]){SAX_ALGORITHM_RING, SAX_ALGORITHM_HIERARCHICAL});
+    d.n_baselines = 2;
+    strcpy(d.baselines[0].name, "dp-outer");
+    d.baselines[0].mask = (1u << SAX_KEY_ORDER) | (1u << SAX_KEY_CONNECTIONS);
+    d.baselines[0].value[SAX_KEY_ORDER] = 0;
+    d.baselines[0].value[SAX_KEY_CONNECTIONS] = 1;
+    strcpy(d.baselines[1].name, "no-ep");
+    d.baselines[1].mask = 1u << SAX_KEY_EP;
+    d.baselines[1].value[SAX_KEY_EP] = 1;
+    sax_problem_t p[3];
+    const double bw[3] = {1.25e11, 1.25e12, 1.25e13};
+    for (int i = 0; i < 3; i++) {
+        fixture_problem(&p[i], 2, 32);
+        p[i].model.experts = 8;
+        p[i].model.top_k = 2;
+        p[i].model.expert_ffn_hidden = 2048;
+        p[i].cluster.links[0].bw_Bps = bw[i];
+        p[i].cluster.links[0].loss = 1e-4;
+    }
+    sax_candidate_t base;
+    fixture_candidate(&base);
+    sax_search_t *s = NULL;
+    assert_int_equal(sax_search_create(&d, &base, p, 3, &s, NULL), SAX_OK);
+    return s;
+}
+
+static sax_search_t *(*const spaces[])(void) = {make_space, make_space_hetero, make_space_moe};
+enum { SPACES = (int)(sizeof spaces / sizeof spaces[0]) };
+
 /* The reference: every index in order, in this process. */
 static sax_reduce_t *serial_reference(const sax_search_t *s)
 {
@@ -163,34 +239,32 @@ static void test_rank_and_chunk_invariance(void **state)
 static void test_pruned_equals_exhaustive(void **state)
 {
     (void)state;
-    sax_search_t *s = make_space();
-    sax_reduce_t *ref = serial_reference(s);
-    sax_sweep_opts_t o = {.chunk = 0, .pruned = true};
-    sax_ranges_t done;
-    sax_ranges_init(&done);
-    sax_reduce_t *r = distributed(s, &o, &done, NULL, SAX_OK);
-    same_best(s, r, ref);
-    const sax_counts_t *c = sax_reduce_counts_const(r);
-    assert_int_equal(c->bound_violations, 0);
-    assert_int_equal(sax_counts_done(c), sax_search_size(s));
-    if (rank == 0)
-        printf("pruned: evaluated %lld + %lld bound evaluations of %lld (exhaustive %lld)\n",
-               (long long)c->evaluated, (long long)c->bound_evals, (long long)sax_search_size(s),
-               (long long)sax_reduce_counts_const(ref)->evaluated);
-    sax_reduce_destroy(&r);
-    sax_ranges_fini(&done);
-    sax_reduce_destroy(&ref);
-    sax_search_destroy(&s);
+    for (int v = 0; v < SPACES; v++) {
+        sax_search_t *s = spaces[v]();
+        sax_reduce_t *ref = serial_reference(s);
+        assert_true(sax_reduce_counts_const(ref)->infeasible[SAX_FEASIBLE] > 0);
+        sax_sweep_opts_t o = {.chunk = 0, .pruned = true};
+        sax_ranges_t done;
+        sax_ranges_init(&done);
+        sax_reduce_t *r = distributed(s, &o, &done, NULL, SAX_OK);
+        same_best(s, r, ref);
+        const sax_counts_t *c = sax_reduce_counts_const(r);
+        assert_int_equal(c->bound_violations, 0);
+        assert_int_equal(sax_counts_done(c), sax_search_size(s));
+        if (rank == 0)
+            printf("space %d pruned: evaluated %lld + %lld bound evaluations of %lld (exhaustive %lld)\n", v,
+                   (long long)c->evaluated, (long long)c->bound_evals, (long long)sax_search_size(s),
+                   (long long)sax_reduce_counts_const(ref)->evaluated);
+        sax_reduce_destroy(&r);
+        sax_ranges_fini(&done);
+        sax_reduce_destroy(&ref);
+        sax_search_destroy(&s);
+    }
 }
 
-/* The bound of every NET and TRANSPORT block is at most the time of each feasible candidate in it,
- * and the NET bound of a block is at most the TRANSPORT bounds inside it. */
-static void test_bound_is_admissible(void **state)
+/* The bound of every NET and TRANSPORT block is at most the time of each feasible candidate in it. */
+static void bound_is_admissible(sax_search_t *s)
 {
-    (void)state;
-    if (rank != 0)
-        return;
-    sax_search_t *s = make_space();
     void *scratch = malloc(sax_scratch_size());
     int64_t checked = 0;
     double net = 0.0, transport = 0.0;
@@ -201,10 +275,8 @@ static void test_bound_is_admissible(void **state)
             continue;
         if (sax_search_is_block_start(&cur, SAX_SEARCH_NET_POS))
             net = sax_search_lower_bound(s, &cur, SAX_SEARCH_NET_POS, scratch, NULL);
-        if (sax_search_is_block_start(&cur, SAX_SEARCH_TRANSPORT_POS)) {
+        if (sax_search_is_block_start(&cur, SAX_SEARCH_TRANSPORT_POS))
             transport = sax_search_lower_bound(s, &cur, SAX_SEARCH_TRANSPORT_POS, scratch, NULL);
-            assert_true(net <= transport);
-        }
         sax_result_t res;
         assert_int_equal(sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res),
                          SAX_OK);
@@ -219,7 +291,18 @@ static void test_bound_is_admissible(void **state)
     }
     assert_true(checked > 0);
     free(scratch);
-    sax_search_destroy(&s);
+}
+
+static void test_bound_is_admissible(void **state)
+{
+    (void)state;
+    if (rank != 0)
+        return;
+    for (int v = 0; v < SPACES; v++) {
+        sax_search_t *s = spaces[v]();
+        bound_is_admissible(s);
+        sax_search_destroy(&s);
+    }
 }
 
 typedef struct {
