@@ -206,8 +206,19 @@ static void test_checkpoint_round_trip(void **state)
     assert_int_equal(back.hi[0], 8);
     expect_hand_results(b);
     assert_int_equal(sax_reduce_counts_const(b)->skipped[SAX_SKIP_BATCH], 5);
+    /* a checkpoint cut short (a full disk, a copy interrupted) */
+    FILE *f = fopen(path, "rb");
+    char buf[256];
+    size_t got = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_true(got == sizeof buf);
+    f = fopen(path, "wb");
+    fwrite(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_int_equal(sax_checkpoint_load(path, 42, &elapsed, &back, b, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "truncated"));
     /* not a checkpoint */
-    FILE *f = fopen(path, "wb");
+    f = fopen(path, "wb");
     fputs("{\"json\": true}", f);
     fclose(f);
     assert_int_equal(sax_checkpoint_load(path, 42, &elapsed, &back, b, &err), SAX_ERR_INPUT);
