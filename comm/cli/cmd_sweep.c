@@ -591,6 +591,7 @@ static int run(int argc, char **argv)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the process at once */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
@@ -666,8 +667,7 @@ static int run(int argc, char **argv)
     if ((st = agree(comm, st, &err, rank == 0)) != SAX_OK)
         goto out;
     if (rank == 0) {
-        if (a.resume)
-            remove(ckpt);
+        remove(ckpt); /* the results are written: a checkpoint for them (--resume, --force) is obsolete */
         if (c->bound_violations > 0)
             fprintf(
                 stderr,
