@@ -4,7 +4,8 @@
 #
 #   jobs/local-slurm.sh start DIR   write DIR/slurm.conf, start the three daemons, wait until the node
 #                                   is idle, print the `export SLURM_CONF=...` line every client needs
-#   jobs/local-slurm.sh stop DIR    stop the daemons started in DIR (by the PIDs recorded there)
+#   jobs/local-slurm.sh stop DIR    cancel DIR's jobs, stop its daemons (by the PIDs recorded there) and
+#                                   any job process left behind (found by its SLURM_CONF=DIR/slurm.conf)
 #   jobs/local-slurm.sh status DIR  which of DIR's daemons run; exit 0 when all three do
 #
 # Needs root (slurmd starts the jobs' processes; munged runs as the munge user) and Debian's slurm-wlm
@@ -180,14 +181,51 @@ stop_one() { # FILE DIR NAME
     kill -KILL "$pid" 2> /dev/null || true
 }
 
+# PIDs of the job processes of DIR's cluster: slurmstepd and the jobs' tasks (slurmd hands its
+# SLURM_CONF to slurmstepd, and the jobs inherit it), which outlive slurmd when it stops.
+job_pids() { # DIR
+    local conf="SLURM_CONF=$1/slurm.conf" p env
+    for p in /proc/[0-9]*; do
+        env=$(tr '\0' '\n' 2> /dev/null < "$p/environ") || continue
+        grep -qxF "$conf" <<< "$env" || continue
+        if grep -q '^SLURM_JOB_ID=' <<< "$env" || [[ $(tr '\0' ' ' 2> /dev/null < "$p/cmdline") == slurmstepd* ]]; then
+            echo "${p#/proc/}"
+        fi
+    done
+}
+
 stop() { # DIR
-    local dir
+    local dir pids
     [[ -d $1 ]] || return 0
     dir=$(cd "$1" && pwd)
-    # slurmd first: it ends the job steps still running; then the controller; munged last.
+    # Jobs still running are cancelled first, while the daemons can still end them cleanly.
+    if [[ -n $(owned_pid "$dir/slurm/slurmctld.pid" "$dir") ]]; then
+        local jobs
+        jobs=$(SLURM_CONF=$dir/slurm.conf squeue -h -o '%A' 2> /dev/null | sort -u | tr '\n' ' ')
+        if [[ -n ${jobs// /} ]]; then
+            say "cancelling the jobs still in the queue: $jobs"
+            # shellcheck disable=SC2086
+            SLURM_CONF=$dir/slurm.conf scancel $jobs 2> /dev/null || true
+            for _ in $(seq 1 100); do
+                [[ -z $(SLURM_CONF=$dir/slurm.conf squeue -h -o '%A' 2> /dev/null) ]] && break
+                sleep 0.1
+            done
+        fi
+    fi
     stop_one "$dir/slurm/slurmd.pid" "$dir" slurmd
     stop_one "$dir/slurm/slurmctld.pid" "$dir" slurmctld
     stop_one "$dir/munge/munged.pid" "$dir" munged
+    # Whatever of the jobs survived (a step whose slurmd is gone lingers): SIGTERM, then SIGKILL.
+    pids=$(job_pids "$dir")
+    if [[ -n $pids ]]; then
+        say "stopping job processes left behind: $(tr '\n' ' ' <<< "$pids")"
+        # shellcheck disable=SC2086
+        kill -TERM $pids 2> /dev/null || true
+        sleep 1
+        pids=$(job_pids "$dir")
+        # shellcheck disable=SC2086
+        [[ -z $pids ]] || kill -KILL $pids 2> /dev/null || true
+    fi
 }
 
 status() { # DIR
