@@ -116,6 +116,15 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
     return 0;
 }
 
+/* CPU seconds this process has used (all its threads). */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* ---- progress on rank 0 --------------------------------------------------------------------- */
 
 typedef struct {
@@ -431,7 +440,8 @@ static void json_string(FILE *f, const char *text)
 }
 
 static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, const sax_reduce_t *r,
-                       const sax_counts_t *c, double elapsed_s, int ranks, bool pruned, const char *out)
+                       const sax_counts_t *c, double elapsed_s, double cpu_s, int ranks, bool pruned,
+                       const char *out)
 {
     const sax_space_desc_t *sp = sax_search_desc(s);
     fprintf(f, "{\"evaluated\": %lld, \"skipped\": %lld, \"skipped_by\": {", (long long)c->evaluated,
@@ -446,6 +456,8 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
     cli_print_json_number(f, elapsed_s);
     fprintf(f, ", \"candidates_per_s\": ");
     cli_print_json_number(f, elapsed_s > 0 ? (double)c->evaluated / elapsed_s : 0.0);
+    fprintf(f, ", \"cpu_s\": ");
+    cli_print_json_number(f, cpu_s);
     fprintf(f, ", \"ranks\": %d, \"search\": \"%s\", \"output\": ", ranks, pruned ? "pruned" : "exhaustive");
     json_string(f, out);
     fprintf(f, ", \"scenarios\": [");
@@ -597,9 +609,11 @@ static int run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
 
     double start_unix = (double)time(NULL);
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), cpu0 = cpu_seconds();
     sax_status_t sweep_st = sax_comm_sweep(comm, s, &o, acc, &done, &err);
     double elapsed = MPI_Wtime() - t0 + elapsed_before;
+    double cpu_mine = cpu_seconds() - cpu0, cpu_all = 0.0;
+    MPI_Allreduce(&cpu_mine, &cpu_all, 1, MPI_DOUBLE, MPI_SUM, comm);
     if (sweep_st != SAX_OK && sweep_st != SAX_ERR_INTERRUPTED)
         st = sweep_st;
     if (rows.failed)
@@ -675,7 +689,7 @@ static int run(int argc, char **argv)
                 "model broke an assumption of the bound (docs/sweep.md): rerun with --search exhaustive\n",
                 (long long)c->bound_violations);
         if (a.json)
-            print_json(stdout, &cfg, s, acc, c, elapsed, size, a.pruned, a.out);
+            print_json(stdout, &cfg, s, acc, c, elapsed, cpu_all, size, a.pruned, a.out);
         else
             print_text(stdout, &cfg, s, acc, c, elapsed, size, a.pruned);
         if (!a.json)

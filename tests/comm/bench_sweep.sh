@@ -32,8 +32,8 @@ d["space"].update(transport=["roce", "roce-gbn", "roce-sr", "tcp"], connections=
 json.dump(d, open("campus-wide.json", "w"))
 PYEOF
 
-summary() { # FILE: evaluated elapsed_s candidates_per_s
-    "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["candidates"], d["evaluated"], "%.4f" % d["elapsed_s"], "%.0f" % d["candidates_per_s"])' "$1"
+summary() { # FILE: candidates evaluated elapsed_s evaluated/elapsed_s sweep_cpu_s evaluated/sweep_cpu_s
+    "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["candidates"], d["evaluated"], "%.4f" % d["elapsed_s"], "%.0f" % d["candidates_per_s"], "%.4f" % d["cpu_s"], "%.0f" % (d["evaluated"] / d["cpu_s"]))' "$1"
 }
 
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -46,7 +46,7 @@ run() { # RANKS CONFIG
 cpu_s() { cat t.* | awk '{ s += $2 + $3 } END { printf "%.2f", s }'; }
 rss_kib() { sort t.* | awk '{ printf "%s ", $4 }'; }
 
-echo "# 1. throughput: config ranks candidates evaluated sweep_elapsed_s evaluated_per_s cpu_s_all_ranks"
+echo "# 1. throughput: config ranks candidates evaluated sweep_s evaluated_per_sweep_s sweep_cpu_s evaluated_per_cpu_s process_cpu_s"
 for cfg in "$EXAMPLES/campus-3bldg-llama405b.json" campus-x4.json; do
     for n in 1 2; do
         for r in $(seq 1 "$REPEAT"); do
