@@ -6,12 +6,14 @@
  * A worker asks for its next chunk before it starts the current one, so the reply travels while
  * it computes. Each request reports the chunk the worker finished last, which is how rank 0 knows
  * what is done when a sweep is interrupted. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "comm_internal.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { TAG_REQUEST = 4401, TAG_WORK = 4402 };
 
@@ -44,6 +46,15 @@ static sax_status_t mpi_error(sax_error_t *err, int rc, const char *what)
     int len = 0;
     MPI_Error_string(rc, text, &len);
     return sax_error_set(err, SAX_ERR_MPI, "%s failed: %s", what, text);
+}
+
+/* Waiting politely: a rank with nothing to do sleeps between polls instead of spinning inside
+ * MPI, so that on a node with as many ranks as cores (or busier) the ranks still computing get the
+ * whole core. 100 us is short next to a chunk and long next to a poll. */
+static void nap(void)
+{
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
 }
 
 /* ---- rank 0 ---- */
@@ -191,7 +202,8 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, sax_w
             else if (sax_ranges_add(done, lo, hi) != SAX_OK)
                 fail(&m, sax_error_set(err, SAX_ERR_NOMEM, "out of memory recording finished chunks"));
         } else if (m.active > 0) {
-            serve(&m, true);
+            if (!serve(&m, false) && m.mpi_st == SAX_OK)
+                nap(); /* every chunk is out: wait for the workers' last reports */
         } else {
             break;
         }
@@ -277,6 +289,11 @@ sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_swee
     free(w.scratch);
     /* every rank learns whether the sweep was interrupted */
     int mine = st == SAX_ERR_INTERRUPTED ? 1 : 0, any = 0;
+    MPI_Request barrier;
+    int arrived = 0;
+    if (MPI_Ibarrier(comm, &barrier) == MPI_SUCCESS)
+        while (MPI_Test(&barrier, &arrived, MPI_STATUS_IGNORE) == MPI_SUCCESS && !arrived)
+            nap(); /* the ranks that finish first leave the cores to those that have not */
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any && st == SAX_OK)
         st = SAX_ERR_INTERRUPTED;
