@@ -129,7 +129,7 @@ elapsed_since() { # START (date +%s.%N) -> seconds since, one decimal
 
 # ---- the example: the campus study, grown until a 2-rank sweep takes several seconds ----------------
 # More network options than the bundled example, and as many bandwidth scenarios as it takes for `sax
-# space` to estimate about 6 s on 2 ranks on this machine (fewer on a slow build such as ASan).
+# space` to estimate about 4 s on 2 ranks on this machine (fewer on a slow build such as ASan).
 "$PY" - "$EXAMPLES/campus-3bldg-llama405b.json" base.json << 'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -148,7 +148,7 @@ d = json.load(open(sys.argv[1]))
 per_block = json.load(open(sys.argv[2]))["estimated_sweep_s"]  # 3 scenarios
 pool = ["1 Tbit/s", "2 Tbit/s", "3 Tbit/s", "4 Tbit/s", "6 Tbit/s", "8 Tbit/s", "12 Tbit/s", "16 Tbit/s",
         "24 Tbit/s", "32 Tbit/s", "48 Tbit/s", "64 Tbit/s"]
-n = max(1, min(len(pool), round(6.0 / max(per_block, 1e-3))))
+n = max(1, min(len(pool), round(4.0 / max(per_block, 1e-3))))
 d["space"]["scenarios"]["site_links[0].bandwidth"] = pool[:n]
 json.dump(d, open(sys.argv[3], "w"), indent=1)
 EOF
