@@ -268,6 +268,8 @@ sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_swee
     sax_worker_t w = {.s = s, .o = o, .acc = acc, .err = err};
     w.scratch = malloc(sax_scratch_size() + 1);
     sax_status_t st = SAX_OK;
+    if (w.scratch != NULL)
+        sax_scratch_init(w.scratch); /* empties the model's pipeline memo */
     if (w.scratch == NULL)
         st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the model's scratch (%zu bytes)",
                            sax_scratch_size());

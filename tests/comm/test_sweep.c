@@ -141,6 +141,8 @@ static sax_reduce_t *serial_reference(const sax_search_t *s)
     sax_reduce_t *r = NULL;
     assert_int_equal(sax_reduce_create(s, 5, &r, NULL), SAX_OK);
     void *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
     for (int64_t i = 0; i < sax_search_size(s); i++) {
         sax_search_cursor_t cur;
         sax_search_seek(s, i, &cur);
@@ -266,6 +268,8 @@ static void test_pruned_equals_exhaustive(void **state)
 static void bound_is_admissible(sax_search_t *s)
 {
     void *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
     int64_t checked = 0;
     double net = 0.0, transport = 0.0;
     for (int64_t i = 0; i < sax_search_size(s); i++) {
