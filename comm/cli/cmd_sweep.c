@@ -363,6 +363,24 @@ static char *join_args(int argc, char **argv)
 
 /* ---- the report ----------------------------------------------------------------------------- */
 
+/* The unit of a scenario path, from its last key (the configuration's field names). */
+static sax_unit_kind_t path_unit(const char *path)
+{
+    static const struct {
+        const char *key;
+        sax_unit_kind_t kind;
+    } units[] = {{"bandwidth", SAX_UNIT_BANDWIDTH}, {"latency", SAX_UNIT_TIME},
+                 {"distance", SAX_UNIT_LENGTH},     {"hbm", SAX_UNIT_BYTES},
+                 {"window", SAX_UNIT_BYTES},        {"pfc_headroom", SAX_UNIT_BYTES},
+                 {"mtu", SAX_UNIT_BYTES},           {"peak_flops", SAX_UNIT_FLOPS}};
+    const char *dot = strrchr(path, '.');
+    const char *key = dot != NULL ? dot + 1 : path;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(key, units[i].key) == 0)
+            return units[i].kind;
+    return SAX_UNIT_NONE;
+}
+
 static void print_scenario_values(FILE *f, const sax_config_t *cfg, int sc, bool json)
 {
     const sax_space_desc_t *sp = &cfg->space;
@@ -372,9 +390,37 @@ static void print_scenario_values(FILE *f, const sax_config_t *cfg, int sc, bool
             fprintf(f, "%s\"%s\": ", v ? ", " : "", sp->scenario_vars[v].path);
             cli_print_json_number(f, x);
         } else {
-            fprintf(f, "%s%s = %g", v ? ", " : "", sp->scenario_vars[v].path, x);
+            char buf[64];
+            sax_unit_kind_t kind = path_unit(sp->scenario_vars[v].path);
+            if (kind == SAX_UNIT_NONE)
+                snprintf(buf, sizeof buf, "%g", x);
+            else
+                sax_units_format(x, kind, buf, sizeof buf);
+            fprintf(f, "%s%s = %s", v ? ", " : "", sp->scenario_vars[v].path, buf);
         }
     }
+}
+
+/* The model's breakdown of a result, indented under its scenario. */
+static void print_indented(FILE *f, const sax_problem_t *p, const sax_result_t *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem == NULL) {
+        cli_print_result_text(f, p, r);
+        return;
+    }
+    cli_print_result_text(mem, p, r);
+    fclose(mem);
+    for (char *line = text; line != NULL && *line != '\0';) {
+        char *end = strchr(line, '\n');
+        if (end != NULL)
+            *end = '\0';
+        fprintf(f, "    %s\n", line);
+        line = end != NULL ? end + 1 : NULL;
+    }
+    free(text);
 }
 
 static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, const sax_reduce_t *r,
@@ -410,7 +456,7 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         fprintf(f, "  best (candidate %lld): ", (long long)best->index);
         cli_print_candidate_line(f, &best->candidate);
         fprintf(f, "\n");
-        cli_print_result_text(f, sax_search_problem(s, sc), &best->result);
+        print_indented(f, sax_search_problem(s, sc), &best->result);
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);
             if (bl->index < 0) {
