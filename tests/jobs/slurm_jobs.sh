@@ -21,7 +21,7 @@ SRC=$3
 JOBS=$SRC/jobs
 EXAMPLES=$JOBS/examples
 PY=/usr/bin/python3
-SAME="$PY $SRC/tests/jobs/same_results.py"
+same_results() { "$PY" "$SRC/tests/jobs/same_results.py" "$@"; }
 T0=$(date +%s)
 
 note() { printf 'slurm_jobs: [%3d s] %s\n' $(($(date +%s) - T0)) "$*"; }
@@ -60,7 +60,9 @@ for old in /tmp/sax-slurm-test.*; do
     fi
 done
 
-[[ -x $PY ]] && "$PY" -c 'import h5py, numpy' 2> /dev/null || fatal "$PY with h5py and numpy is required"
+if ! "$PY" -c 'import h5py, numpy' 2> /dev/null; then
+    fatal "$PY with h5py and numpy is required (Debian: python3-h5py python3-numpy)"
+fi
 work=$(mktemp -d /tmp/sax-slurm-test.XXXXXX) || exit 1
 echo $$ > "$work/owner"
 chmod 0711 "$work" # munged (the munge user) must reach its socket below it
@@ -173,7 +175,7 @@ note "job $j1 (uninterrupted): $state"
 check "the uninterrupted job completes with exit code 0" job_ok job1.out "$state"
 out1=$work/sax-runs/$j1
 check "the results go to sax-runs/<job id>/results.h5" test -s "$out1/results.h5"
-check "the job's results equal the local mpirun run's" $SAME ref.h5 "$out1/results.h5"
+check "the job's results equal the local mpirun run's" same_results ref.h5 "$out1/results.h5"
 check "the job echoes the srun command" grep -q "running: srun --nodes=1 --ntasks=2 --mpi=pmix .*sweep study.json" job1.out
 check "command.sh holds that command" grep -q "^srun --nodes=1 --ntasks=2 --mpi=pmix .* sweep study.json -o sax-runs/$j1/results.h5" "$out1/command.sh"
 check "sax-version.txt is sax --version" cmp -s <("$SAX" --version) "$out1/sax-version.txt"
@@ -214,7 +216,7 @@ note "job $j2b (the printed command): $state"
 check "the continuing job completes" job_ok job2b.out "$state"
 check "the continuing job resumed from the checkpoint" grep -q -- "--resume" job2b.out
 check "the checkpoint is gone" test ! -e "$out2/results.h5.ckpt"
-check "interrupted + continued equals the uninterrupted results" $SAME ref.h5 "$out2/results.h5"
+check "interrupted + continued equals the uninterrupted results" same_results ref.h5 "$out2/results.h5"
 
 # ---- 3. interrupted, requeued by the job itself, resumed in its second run --------------------------
 j3=$(env "${common[@]}" sbatch --parsable "${sbatch_opts[@]}" --output="$work/job3.out" "$JOBS/sweep.sbatch")
@@ -246,7 +248,7 @@ check "the requeued job completes" job_ok job3.out "$state"
 check "run.log: the first run exited 3 and requeued" grep -q "restart 0: requeued" "$out3/run.log"
 check "run.log: the second run resumed and exited 0" \
     grep -q "restart 1: start: srun .* --resume" "$out3/run.log"
-check "interrupted + requeued equals the uninterrupted results" $SAME ref.h5 "$out3/results.h5"
+check "interrupted + requeued equals the uninterrupted results" same_results ref.h5 "$out3/results.h5"
 
 # ---- 4. a job array over split parts, merged ---------------------------------------------------------
 small=$EXAMPLES/hetero-h100-b200.json
@@ -263,7 +265,7 @@ note "array $ja: $state"
 check "every array task completes" test "$(grep -o 'JobState=COMPLETED ExitCode=0:0' <<< "$state" | wc -l)" -eq "$nparts"
 "$PY" "$JOBS/merge.py" parts -o merged.h5 > merge.out 2>&1
 check "merge.py exits 0" test $? -eq 0
-check "the merged array equals one run (with /rows)" $SAME small-ref.h5 merged.h5
+check "the merged array equals one run (with /rows)" same_results small-ref.h5 merged.h5
 "$SAX" report merged.h5 > /dev/null 2>&1
 check "sax report reads the merged file" test $? -eq 0
 "$PY" "$JOBS/merge.py" parts -o merged.h5 > /dev/null 2>&1

@@ -9,7 +9,7 @@ SAX=$1
 SRC=$2
 JOBS=$SRC/jobs
 PY=/usr/bin/python3
-SAME="$PY $SRC/tests/jobs/same_results.py"
+same_results() { "$PY" "$SRC/tests/jobs/same_results.py" "$@"; }
 work=$(mktemp -d /tmp/sax-split-merge.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -54,7 +54,7 @@ round_trip() {
     check "every part of $dir sweeps" test $? -eq 0
     "$PY" "$JOBS/merge.py" "$dir" -o "$dir.h5" > /dev/null
     check "merge.py $dir exits 0" test $? -eq 0
-    check "$dir merged equals one sweep" $SAME "$ref" "$dir.h5"
+    check "$dir merged equals one sweep" same_results "$ref" "$dir.h5"
 }
 
 campus=$JOBS/examples/campus-3bldg-llama405b.json # scenarios 3 x 3
