@@ -165,7 +165,7 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     free(fx);
     free(fy);
     sax_svg_legend_t leg[2 + 1 + SAX_SPACE_MAX_BASELINES];
-    char names[SAX_SPACE_MAX_BASELINES][SAX_NAME_LEN + 24];
+    char names[SAX_SPACE_MAX_BASELINES][SAX_NAME_LEN + 64]; /* name + " (%.3gx the best time)" */
     char cloud_label[64], front_label[64];
     snprintf(cloud_label, sizeof cloud_label, "%s (%lld)", from_rows ? "candidates" : "stored reductions",
              (long long)n_candidates);
