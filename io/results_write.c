@@ -897,9 +897,10 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
         }
         if (out.status != SAX_OK) {
             remove(plan.tmp);
-            if (!out.msg[0])
-                snprintf(out.msg, sizeof out.msg, "%s",
-                         st != SAX_OK && err ? err->text : "writing results failed");
+            /* the file named: "out.h5: writing results: could not write dataset 'rows'" */
+            if (!out.msg[0] && snprintf(out.msg, sizeof out.msg, "%s: %s", path,
+                                        st != SAX_OK && err ? err->text : "writing results failed") < 0)
+                out.msg[0] = '\0';
         }
     }
     MPI_Bcast(&out, (int)sizeof out, MPI_BYTE, 0, comm);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# determinism.sh SAX MPIEXEC CONFIG.json RANKS:CHUNK,... - the same sweep repeated at the given rank
+# counts and --chunk sizes (0: adaptive), storing every row (--store all): every results file must hold
+# byte-identical datasets and attributes apart from when, where and on how many ranks it ran
+# (tests/reliability/h5_same.py; docs/reliability.md, "Determinism").
+set -u
+sax=$1
+mpiexec=$2
+config=$3
+IFS=, read -r -a runs <<<"$4"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d /tmp/sax-determinism.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+name=$(basename "$config" .json)
+files=()
+for i in "${!runs[@]}"; do
+    np=${runs[$i]%%:*}
+    chunk=${runs[$i]##*:}
+    out=$work/$name-$i-np$np-chunk$chunk.h5
+    if [[ $np -eq 1 ]]; then
+        "$sax" sweep "$config" -o "$out" --store all --chunk "$chunk" > /dev/null 2> "$out.err"
+    else
+        "$mpiexec" -n "$np" "$sax" sweep "$config" -o "$out" --store all --chunk "$chunk" > /dev/null 2> "$out.err"
+    fi
+    status=$?
+    echo "$name: $np rank(s), --chunk $chunk: exit $status"
+    if [[ $status -ne 0 ]]; then
+        cat "$out.err"
+        failures=$((failures + 1))
+    fi
+    files+=("$out")
+done
+/usr/bin/python3 "$here/h5_same.py" "${files[@]}"
+case $? in
+0) ;;
+77) exit 77 ;;
+*) failures=$((failures + 1)) ;;
+esac
+echo "=== $failures failure(s)"
+[[ $failures -eq 0 ]]

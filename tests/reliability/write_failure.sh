@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs NP [--exit-status]
+# A sweep whose results file cannot be written completely (docs/reliability.md, "Failing writes"):
+#   ulimit  the file-size limit (ulimit -f 512: 512 KiB) is smaller than the results file; SIGXFSZ is
+#           ignored by sax, so the write fails with EFBIG
+#   tmpfs   the results go to a 256 KiB tmpfs (mounted here; needs root; skipped, exit 77, when the
+#           mount is refused): the write fails with ENOSPC
+# Checks: the run does not exit 0, says which results file failed, leaves nothing under the final
+# name and removes its temporary file. With --exit-status it also requires exit status 1 (see
+# docs/reliability.md: HDF5 1.10 crashes at MPI_Finalize after a failed H5Fclose, so this part is
+# registered separately).
+set -u
+sax=$1
+mpiexec=$2
+config=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
+mode=$4
+np=$5
+strict=${6:-}
+work=$(mktemp -d /tmp/sax-wfail.XXXXXX)
+mounted=""
+cleanup() {
+    [[ -n $mounted ]] && umount "$mounted"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+# PMIx keeps its job data in shared-memory files that a small file-size limit would refuse; its
+# hash store keeps them in memory (only the results file then meets the limit).
+export PMIX_MCA_gds=hash
+
+launch() {
+    if [[ $np -gt 1 ]]; then "$mpiexec" -n "$np" "$sax" "$@"; else "$sax" "$@"; fi
+}
+
+case $mode in
+ulimit)
+    dir=$work
+    out=$dir/out.h5
+    (
+        ulimit -f 512
+        launch sweep "$config" -o "$out" --store all > run.out 2> run.err
+    )
+    status=$?
+    ;;
+tmpfs)
+    dir=$work/small
+    mkdir -p "$dir"
+    if ! mount -t tmpfs -o size=256k tmpfs "$dir" 2> mount.err; then
+        echo "SKIP: cannot mount a small tmpfs here ($(cat mount.err)); the full-disk case was not tested"
+        exit 77
+    fi
+    mounted=$dir
+    out=$dir/out.h5
+    launch sweep "$config" -o "$out" --store all > run.out 2> run.err
+    status=$?
+    ;;
+*)
+    echo "usage: write_failure.sh SAX MPIEXEC CONFIG ulimit|tmpfs NP [--exit-status]"
+    exit 2
+    ;;
+esac
+
+failures=0
+check() {
+    local name=$1
+    shift
+    if "$@"; then echo "ok: $name"; else
+        echo "FAIL: $name"
+        failures=$((failures + 1))
+    fi
+}
+grep -v "candidates (" run.err | head -n 20
+echo "--- exit status $status; left in $dir: $(ls "$dir" | tr '\n' ' ')"
+check "the failed write does not exit 0" test "$status" -ne 0
+check "nothing under the final name" test ! -e "$out"
+check "no temporary file left" test -z "$(compgen -G "$out.tmp.*")"
+check "the message names the results file" grep -q "out.h5: writing results" run.err
+if [[ $strict == --exit-status ]]; then
+    check "exit status 1 (the run failed)" test "$status" -eq 1
+fi
+echo "=== $failures failure(s)"
+[[ $failures -eq 0 ]]
