@@ -81,9 +81,12 @@ static cJSON *emit_space(const sax_space_desc_t *s)
     }
     cJSON *scen = ok ? cJSON_AddObjectToObject(o, "scenarios") : NULL;
     ok = ok && scen != NULL;
-    for (int i = 0; ok && i < s->n_scenario_vars; i++)
-        ok = add(scen, s->scenario_vars[i].path,
-                 cJSON_CreateDoubleArray(s->scenario_vars[i].v, s->scenario_vars[i].n));
+    for (int i = 0; ok && i < s->n_scenario_vars; i++) {
+        cJSON *vals = cJSON_CreateArray();
+        ok = add(scen, s->scenario_vars[i].path, vals);
+        for (int k = 0; ok && k < s->scenario_vars[i].n; k++)
+            ok = add(vals, NULL, cf_exact_number(s->scenario_vars[i].v[k]));
+    }
     cJSON *bases = ok ? cJSON_AddObjectToObject(o, "baselines") : NULL;
     ok = ok && bases != NULL;
     for (int b = 0; ok && b < s->n_baselines; b++) {

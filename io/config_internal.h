@@ -105,6 +105,8 @@ bool cf_check_range(const cf_field_t *f, double v, char *why, size_t n);
 /* Adds the scalar fields of `base` to the JSON object `out` (SI numbers, names for enums). */
 sax_status_t cf_emit_object(const cf_section_t *sec, const void *base, cJSON *out);
 cJSON *cf_emit_value(const cf_field_t *f, const void *base);
+/* A JSON number that reads back to exactly `v` (17 significant digits); null if not finite. */
+cJSON *cf_exact_number(double v);
 /* The markdown table of a section; `model_defaults` holds the model's defaults (may be NULL). */
 void cf_write_section_md(FILE *f, const cf_section_t *sec, const void *model_defaults);
 const char *cf_type_name(const cf_field_t *f);

@@ -442,15 +442,27 @@ sax_status_t cf_parse_object(cf_ctx_t *ctx, const cf_section_t *sec, const cJSON
 
 /* ---- emitting --------------------------------------------------------------------------------- */
 
+/* cJSON prints 15 significant digits whenever they read back within a few ulps; 17 always read
+ * back exactly, so the effective configuration reloads to bit-identical values (and sweeps of it
+ * to bit-identical results). */
+cJSON *cf_exact_number(double v)
+{
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    return cJSON_CreateRaw(buf);
+}
+
 cJSON *cf_emit_value(const cf_field_t *f, const void *base)
 {
     switch (f->type) {
     case CF_INT:
     case CF_INT64:
-    case CF_QUANTITY: return cJSON_CreateNumber(cf_get_number(f, base));
+    case CF_QUANTITY: return cf_exact_number(cf_get_number(f, base));
     case CF_DEGREE: {
         double v = cf_get_number(f, base);
-        return v == 0.0 ? cJSON_CreateString("auto") : cJSON_CreateNumber(v);
+        return v == 0.0 ? cJSON_CreateString("auto") : cf_exact_number(v);
     }
     case CF_ENUM: {
         int i = (int)cf_get_number(f, base);
