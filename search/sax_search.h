@@ -20,21 +20,20 @@
 #include "sax_model.h"
 
 /* Why a candidate is skipped without evaluating. X(enum constant, short name, explanation) */
-#define SAX_SKIP_LIST(X)                                                                                     \
-    X(SAX_SKIP_NONE, "none", "valid: evaluated")                                                             \
-    X(SAX_SKIP_TP_DOMAIN, "tp_domain", "tp is larger than the scale-up domain")                              \
-    X(SAX_SKIP_HEADS, "heads", "tp does not divide heads, or neither of tp and kv_heads divides the other")  \
-    X(SAX_SKIP_SEQUENCE, "sequence", "cp does not divide seq_len")                                           \
-    X(SAX_SKIP_DP_AUTO, "dp_auto", "dp \"auto\": the scenario's GPUs are not a multiple of tp*cp*pp")        \
-    X(SAX_SKIP_GPUS, "gpus", "tp*cp*pp*dp exceeds the scenario's GPUs")                                      \
-    X(SAX_SKIP_EXPERTS, "experts",                                                                           \
-      "ep > 1 on a dense model, or ep does not divide dp*cp or the number of experts")                       \
-    X(SAX_SKIP_BATCH, "batch", "global_batch is not a positive multiple of micro_batch*dp")                  \
-    X(SAX_SKIP_SCHEDULE, "schedule",                                                                         \
-      "vpp > 1 without the interleaved schedule, or interleaved with vpp < 2 or pp < 2")                     \
-    X(SAX_SKIP_LAYERS, "layers",                                                                             \
-      "pp (x vpp when interleaved) does not divide the layers (uniform split), or pp > layers")              \
-    X(SAX_SKIP_ORDER, "order", "a dimension with degree > 1 is missing from the order")
+#define SAX_SKIP_LIST(X)                                                                                      \
+    X(SAX_SKIP_NONE, "none", "valid: evaluated")                                                              \
+    X(SAX_SKIP_TP_DOMAIN, "tp_domain", "tp is larger than the scale-up domain")                               \
+    X(SAX_SKIP_HEADS, "heads", "tp does not divide heads, or neither of tp and kv_heads divides the other")   \
+    X(SAX_SKIP_SEQUENCE, "sequence", "cp does not divide seq_len")                                            \
+    X(SAX_SKIP_DP_AUTO, "dp_auto", "dp \"auto\": the scenario's GPUs are not a multiple of tp*cp*pp")         \
+    X(SAX_SKIP_GPUS, "gpus", "tp*cp*pp*dp exceeds the scenario's GPUs")                                       \
+    X(SAX_SKIP_EXPERTS, "experts",                                                                            \
+      "ep > 1 on a dense model, or ep does not divide dp*cp or the number of experts")                        \
+    X(SAX_SKIP_BATCH, "batch", "global_batch is not a positive multiple of micro_batch*dp")                   \
+    X(SAX_SKIP_SCHEDULE, "schedule",                                                                          \
+      "vpp > 1 without interleaved; interleaved with vpp < 2, pp < 2 or micro-batches not a multiple of pp; " \
+      "dualpipe with an odd pp or fewer micro-batches than pp")                                               \
+    X(SAX_SKIP_LAYERS, "layers", "pp x vpp does not divide the layers (uniform split) or exceeds them")
 
 #define SAX_ENUM_MEMBER3(name, str, msg) name,
 typedef enum { SAX_SKIP_LIST(SAX_ENUM_MEMBER3) SAX_SKIP_COUNT } sax_skip_t;

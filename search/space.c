@@ -90,43 +90,35 @@ static sax_skip_t check_schedule(const sax_search_t *s, int scenario, sax_candid
     return c->schedule == SAX_SCHEDULE_INTERLEAVED && c->pp < 2 ? SAX_SKIP_SCHEDULE : SAX_SKIP_NONE;
 }
 
+/* Micro-batches per pipeline per iteration (check_micro_batch made it a whole number >= 1). */
+static int64_t micro_batches(const sax_search_t *s, int scenario, const sax_candidate_t *c)
+{
+    return s->problems[scenario].training.global_batch / ((int64_t)c->micro_batch * c->dp);
+}
+
+/* vpp > 1 exactly with the interleaved schedule, which also needs the micro-batches to come in
+ * whole rounds of pp (Megatron-LM); DualPipe runs its two directions over an even number of stages
+ * and needs at least pp micro-batches. The same rules as the cost model's. */
 static sax_skip_t check_vpp(const sax_search_t *s, int scenario, sax_candidate_t *c)
 {
     bool interleaved = c->schedule == SAX_SCHEDULE_INTERLEAVED;
     if (interleaved != (c->vpp > 1))
         return SAX_SKIP_SCHEDULE;
-    if (interleaved && s->problems[scenario].model.layers % (c->pp * c->vpp) != 0)
-        return SAX_SKIP_LAYERS;
+    int64_t m = micro_batches(s, scenario, c);
+    if (interleaved && m % c->pp != 0)
+        return SAX_SKIP_SCHEDULE;
+    if (c->schedule == SAX_SCHEDULE_DUALPIPE && (c->pp % 2 != 0 || m < c->pp))
+        return SAX_SKIP_SCHEDULE;
     return SAX_SKIP_NONE;
 }
 
+/* Uniform: every stage (and chunk) gets the same number of layers. Balanced: at least one layer per
+ * chunk, split in proportion to the stages' speed. */
 static sax_skip_t check_layer_split(const sax_search_t *s, int scenario, sax_candidate_t *c)
 {
-    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM && s->problems[scenario].model.layers % c->pp != 0)
+    int layers = s->problems[scenario].model.layers, chunks = c->pp * c->vpp;
+    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM ? layers % chunks != 0 : layers < chunks)
         return SAX_SKIP_LAYERS;
-    return SAX_SKIP_NONE;
-}
-
-/* Dimensions of degree 1 may appear anywhere in an order (they place nothing); one of degree > 1
- * among tp, cp, pp and dp must appear. ep needs no place: it subdivides dp x cp. */
-static sax_skip_t check_order(const sax_search_t *s, int scenario, sax_candidate_t *c)
-{
-    (void)s;
-    (void)scenario;
-    const int degree[SAX_DIM_COUNT] = {[SAX_DIM_TP] = c->tp,
-                                       [SAX_DIM_CP] = c->cp,
-                                       [SAX_DIM_EP] = 1,
-                                       [SAX_DIM_PP] = c->pp,
-                                       [SAX_DIM_DP] = c->dp};
-    for (int d = 0; d < SAX_DIM_COUNT; d++) {
-        if (degree[d] <= 1)
-            continue;
-        bool found = false;
-        for (int i = 0; i < c->n_order && !found; i++)
-            found = c->order[i] == (sax_dim_t)d;
-        if (!found)
-            return SAX_SKIP_ORDER;
-    }
     return SAX_SKIP_NONE;
 }
 
@@ -150,13 +142,14 @@ static const row_t rows[SAX_KEY_COUNT] = {
     {SAX_KEY_SEQUENCE_PARALLEL, 0, 1, NULL},
     {SAX_KEY_ZERO, 0, 3, NULL},
     {SAX_KEY_LAYER_SPLIT, 0, SAX_LAYER_SPLIT_COUNT - 1, check_layer_split},
-    {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, check_order},
+    /* An order needs no check: dimensions it leaves out go outermost (the cost model's rule). */
+    {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, NULL},
     {SAX_KEY_ALGORITHM, 0, SAX_ALGORITHM_COUNT - 1, NULL},
     {SAX_KEY_COMPRESSION, 0, SAX_COMPRESSION_COUNT - 1, NULL},
     {SAX_KEY_TRANSPORT, 0, SAX_TRANSPORT_COUNT - 1, NULL},
     {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL},
 };
-enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 12 /* order */ };
+enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 11 /* layer_split */ };
 
 const sax_key_t sax_search_radix_order[SAX_KEY_COUNT] = {
     SAX_KEY_TP,          SAX_KEY_CP,          SAX_KEY_PP,    SAX_KEY_DP,        SAX_KEY_EP,

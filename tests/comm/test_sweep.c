@@ -132,6 +132,37 @@ static sax_search_t *make_space_moe(void)
     return s;
 }
 
+/* Values chosen to trip every cheap check: tp 16 beyond the 8-GPU domain, tp 3 not dividing the
+ * 16 heads, cp 3 not dividing
+ * 2048, pp 3 not dividing 16 layers and pp 32 above them, an explicit dp 16 too large for some
+ * degrees, ep 2 on a dense model, micro-batch 3 not dividing the batch, vpp without interleaved,
+ * dualpipe with odd pp, order 2 without cp. */
+static sax_search_t *make_space_skips(void)
+{
+    sax_space_desc_t d;
+    memset(&d, 0, sizeof d);
+    fixture_orders(&d);
+    fixture_set(&d, SAX_KEY_TP, 4, (const int32_t[]){2, 3, 8, 16});
+    fixture_set(&d, SAX_KEY_CP, 3, (const int32_t[]){1, 2, 3});
+    fixture_set(&d, SAX_KEY_PP, 4, (const int32_t[]){1, 2, 3, 32});
+    fixture_set(&d, SAX_KEY_DP, 2, (const int32_t[]){0, 16});
+    fixture_set(&d, SAX_KEY_EP, 2, (const int32_t[]){1, 2});
+    fixture_set(&d, SAX_KEY_MICRO_BATCH, 2, (const int32_t[]){1, 3});
+    fixture_set(&d, SAX_KEY_SCHEDULE, 3,
+                (const int32_t[]){SAX_SCHEDULE_1F1B, SAX_SCHEDULE_INTERLEAVED, SAX_SCHEDULE_DUALPIPE});
+    fixture_set(&d, SAX_KEY_VPP, 2, (const int32_t[]){1, 2});
+    fixture_set(&d, SAX_KEY_LAYER_SPLIT, 2,
+                (const int32_t[]){SAX_LAYER_SPLIT_UNIFORM, SAX_LAYER_SPLIT_BALANCED});
+    fixture_set(&d, SAX_KEY_ORDER, 2, (const int32_t[]){0, 2});
+    sax_problem_t p;
+    fixture_problem(&p, 2, 32);
+    sax_candidate_t base;
+    fixture_candidate(&base);
+    sax_search_t *s = NULL;
+    assert_int_equal(sax_search_create(&d, &base, &p, 1, &s, NULL), SAX_OK);
+    return s;
+}
+
 static sax_search_t *(*const spaces[])(void) = {make_space, make_space_hetero, make_space_moe};
 enum { SPACES = (int)(sizeof spaces / sizeof spaces[0]) };
 
@@ -309,6 +340,44 @@ static void test_bound_is_admissible(void **state)
     }
 }
 
+/* What the cheap checks skip, the model finds infeasible too: skipping never hides a feasible
+ * candidate. (dp "auto" that does not divide has no dp to evaluate with.) */
+static void test_skips_are_infeasible(void **state)
+{
+    (void)state;
+    if (rank != 0)
+        return;
+    void *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    int64_t checked[SAX_SKIP_COUNT] = {0};
+    for (int v = 0; v <= SPACES; v++) {
+        sax_search_t *s = v < SPACES ? spaces[v]() : make_space_skips();
+        for (int64_t i = 0; i < sax_search_size(s); i++) {
+            sax_search_cursor_t cur;
+            sax_search_seek(s, i, &cur);
+            if (cur.skip == SAX_SKIP_NONE || cur.skip == SAX_SKIP_DP_AUTO)
+                continue;
+            sax_result_t res;
+            sax_status_t st =
+                sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &res);
+            if (st == SAX_OK && res.feasible)
+                printf("skipped as %s but feasible: candidate %lld of space %d\n", sax_skip_names[cur.skip],
+                       (long long)i, v);
+            assert_false(st == SAX_OK && res.feasible);
+            checked[cur.skip]++;
+        }
+        sax_search_destroy(&s);
+    }
+    for (int k = 1; k < SAX_SKIP_COUNT; k++)
+        if (k != SAX_SKIP_DP_AUTO) {
+            if (checked[k] == 0)
+                printf("no candidate skipped as %s\n", sax_skip_names[k]);
+            assert_true(checked[k] > 0);
+        }
+    free(scratch);
+}
+
 typedef struct {
     int chunks;
     volatile sig_atomic_t *stop;
@@ -397,6 +466,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rank_and_chunk_invariance),
         cmocka_unit_test(test_pruned_equals_exhaustive),
         cmocka_unit_test(test_bound_is_admissible),
+        cmocka_unit_test(test_skips_are_infeasible),
         cmocka_unit_test(test_interrupt_on_rank_0_and_resume),
         cmocka_unit_test(test_interrupt_on_last_rank_and_resume),
     };
