@@ -80,7 +80,6 @@ for cmd in "${cmds[@]}"; do
         ;;
     sweep)
         run "sax sweep, no output file yet" sweep "$file" -o out.h5
-        run "sax sweep --json, no output file yet" sweep "$file" -o out.h5 --json --store all
         # an existing output file (any content: it must not even be opened for writing)
         printf 'an existing results file\n' > out.h5
         head -c 4096 /dev/urandom >> out.h5
