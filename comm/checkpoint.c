@@ -55,10 +55,11 @@ sax_status_t sax_checkpoint_save(const char *path, uint64_t hash, double elapsed
     h.n_ranges = done->n;
     h.n_records = n;
     bool ok = fwrite(&h, sizeof h, 1, f) == 1;
-    ok = ok && fwrite(done->lo, sizeof *done->lo, (size_t)done->n, f) == (size_t)done->n;
-    ok = ok && fwrite(done->hi, sizeof *done->hi, (size_t)done->n, f) == (size_t)done->n;
+    /* fwrite's pointer must not be NULL even for zero elements (UBSan: nonnull argument) */
+    ok = ok && (done->n == 0 || fwrite(done->lo, sizeof *done->lo, (size_t)done->n, f) == (size_t)done->n);
+    ok = ok && (done->n == 0 || fwrite(done->hi, sizeof *done->hi, (size_t)done->n, f) == (size_t)done->n);
     ok = ok && fwrite(sax_reduce_counts_const(acc), sizeof(sax_counts_t), 1, f) == 1;
-    ok = ok && fwrite(recs, sizeof *recs, (size_t)n, f) == (size_t)n;
+    ok = ok && (n == 0 || fwrite(recs, sizeof *recs, (size_t)n, f) == (size_t)n);
     ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
     if (fclose(f) != 0)
         ok = false;
