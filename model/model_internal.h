@@ -141,6 +141,8 @@ struct sax_scratch {
     double f_end[SAX_SIM_MAX_EVENTS]; /* finish of forward events, by (virtual stage, micro) */
     double b_end[SAX_SIM_MAX_EVENTS]; /* finish of backward (input-gradient) events */
     int32_t ops[SAX_SIM_MAX_OPS];     /* every stage's event order, stage after stage */
+    int32_t fixed[SAX_SIM_MAX_OPS];   /* orders with W placed, for schedules that place W greedily */
+    sax_pipeline_t free_links;        /* the pipeline with free transfers, where W's place is chosen */
 };
 
 /* A schedule users choose by name: how each stage orders its events, and the closed form of its

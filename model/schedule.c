@@ -167,6 +167,8 @@ static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s,
 {
     int p = pl->stages, m = pl->micro, vs_count = p * pl->chunks;
     int kind = OP_KIND(op), c = OP_CHUNK(op), j = OP_MICRO(op), vs = c * p + s;
+    if (kind == OP_W)
+        return sc->b_end[(long)vs * m + j];
     if (kind == OP_F) {
         if (vs == 0)
             return 0.0;
@@ -179,94 +181,85 @@ static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s,
     return next < 0.0 ? -1.0 : next + pl->link_s[vs % p];
 }
 
-static void record(const sax_pipeline_t *pl, sax_pipeline_result_t *out, sax_event_t *events, long max_events,
-                   long *recorded, int s, int32_t op, double t0, double dur)
-{
-    (void)pl;
-    out->busy_s[s] += dur;
-    if (events != NULL && *recorded < max_events) {
-        sax_event_t *e = &events[(*recorded)++];
-        int kind = OP_KIND(op);
-        e->stage = s;
-        e->micro = OP_MICRO(op);
-        e->chunk = OP_CHUNK(op);
-        e->kind = kind == OP_F ? 'F' : kind == OP_B ? 'B' : 'W';
-        e->start_s = t0;
-        e->end_s = t0 + dur;
-    }
-}
+typedef struct {
+    const int32_t *lists; /* each stage's events, in order */
+    const int *start;     /* stage s owns lists[start[s] .. start[s + 1]) */
+    bool greedy_w;        /* W events are not in the lists: place them where they fill idle time */
+    int32_t *taken;       /* when greedy: the order actually run, 3 v m events per stage */
+} run_t;
 
-long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipeline_result_t *out,
-                           sax_event_t *events, long max_events)
+/* Runs every stage's events; returns the number of events, -1 if the lists deadlock. */
+static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sax_pipeline_result_t *out,
+                sax_event_t *events, long max_events)
 {
-    const sax_schedule_desc_t *sd = &schedules[pl->schedule];
-    int p = pl->stages, v = pl->chunks, m = pl->micro, vs_count = p * v;
-    if (sd->order == NULL || sc == NULL || p > SAX_SIM_MAX_STAGES || (long)vs_count * m > SAX_SIM_MAX_EVENTS)
-        return -1;
-    int start[SAX_SIM_MAX_STAGES + 1], ptr[SAX_SIM_MAX_STAGES], held[SAX_SIM_MAX_STAGES];
-    int w_base[SAX_SIM_MAX_STAGES], w_next[SAX_SIM_MAX_STAGES], w_done[SAX_SIM_MAX_STAGES];
+    const bool split_w = schedules[pl->schedule].split_w;
+    int p = pl->stages, m = pl->micro, per_stage = pl->chunks * m;
+    int ptr[SAX_SIM_MAX_STAGES], held[SAX_SIM_MAX_STAGES], w_next[SAX_SIM_MAX_STAGES],
+        w_done[SAX_SIM_MAX_STAGES];
+    int n_taken[SAX_SIM_MAX_STAGES];
     double free_at[SAX_SIM_MAX_STAGES];
-    int n = 0;
+    /* pending W events of the greedy pass live in the far end of ops[], per_stage per stage */
+    int32_t *pending = sc->ops + SAX_SIM_MAX_OPS - (long)p * per_stage;
+    long total = rn->start[p] - rn->start[0] + (rn->greedy_w ? (long)p * per_stage : 0);
     for (int s = 0; s < p; s++) {
-        start[s] = n;
-        int k = sd->order(pl, s, sc->ops + n, SAX_SIM_MAX_OPS - n);
-        if (k < 0)
-            return -1;
-        n += k;
-        ptr[s] = start[s];
-        w_base[s] = s * pl->chunks * m; /* pending W events live at the far end of ops[] */
-        w_next[s] = w_done[s] = 0;
+        ptr[s] = rn->start[s];
+        held[s] = w_next[s] = w_done[s] = n_taken[s] = 0;
         free_at[s] = 0.0;
-        held[s] = 0;
         out->busy_s[s] = 0.0;
         out->peak_inflight[s] = 0;
     }
-    start[p] = n;
-    if (sd->split_w && n + (long)p * pl->chunks * m > SAX_SIM_MAX_OPS)
-        return -1;
-    int total = sd->split_w ? n + p * pl->chunks * m : n;
-    for (long i = 0; i < (long)vs_count * m; i++)
+    for (long i = 0; i < (long)p * per_stage; i++)
         sc->f_end[i] = sc->b_end[i] = -1.0;
-
     long done = 0, recorded = 0;
     while (done < total) {
         bool progress = false;
         for (int s = 0; s < p; s++) {
-            while (ptr[s] < start[s + 1] || w_next[s] < w_done[s]) {
-                int32_t op = ptr[s] < start[s + 1] ? sc->ops[ptr[s]] : -1;
-                if (sd->split_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
-                    double ready_next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
-                    if (op < 0 || (ready_next >= 0.0 && ready_next - free_at[s] >= pl->w_s[s])) {
-                        int32_t w = sc->ops[SAX_SIM_MAX_OPS - 1 - (w_base[s] + w_next[s]++)];
-                        record(pl, out, events, max_events, &recorded, s, w, free_at[s], pl->w_s[s]);
-                        free_at[s] += pl->w_s[s];
-                        done++;
-                        progress = true;
-                        continue;
+            for (;;) {
+                int32_t op = ptr[s] < rn->start[s + 1] ? rn->lists[ptr[s]] : -1;
+                bool from_pending = false;
+                if (rn->greedy_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
+                    double next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
+                    if (op < 0 || (next >= 0.0 && next - free_at[s] >= pl->w_s[s])) {
+                        op = pending[(long)s * per_stage + w_next[s]++];
+                        from_pending = true;
                     }
                 }
                 if (op < 0)
                     break;
-                int kind = OP_KIND(op), c = OP_CHUNK(op), j = OP_MICRO(op);
-                long me = (long)(c * p + s) * m + j;
                 double ready = op_ready(pl, sc, s, op);
                 if (ready < 0.0)
                     break;
-                double dur = kind == OP_F ? pl->f_s[s] : pl->b_s[s] + (sd->split_w ? 0.0 : pl->w_s[s]);
+                int kind = OP_KIND(op);
+                long me = (long)(OP_CHUNK(op) * p + s) * m + OP_MICRO(op);
+                double dur = kind == OP_F   ? pl->f_s[s]
+                             : kind == OP_W ? pl->w_s[s]
+                                            : pl->b_s[s] + (split_w ? 0.0 : pl->w_s[s]);
                 double t0 = fmax(free_at[s], ready), t1 = t0 + dur;
                 if (kind == OP_F) {
                     sc->f_end[me] = t1;
                     if (++held[s] > out->peak_inflight[s])
                         out->peak_inflight[s] = held[s];
-                } else {
+                } else if (kind == OP_B) {
                     sc->b_end[me] = t1;
                     held[s]--;
-                    if (sd->split_w) /* its weight gradient becomes pending */
-                        sc->ops[SAX_SIM_MAX_OPS - 1 - (w_base[s] + w_done[s]++)] = OP(OP_W, c, j);
+                    if (rn->greedy_w) /* its weight gradient becomes pending */
+                        pending[(long)s * per_stage + w_done[s]++] = OP(OP_W, OP_CHUNK(op), OP_MICRO(op));
                 }
                 free_at[s] = t1;
-                record(pl, out, events, max_events, &recorded, s, op, t0, dur);
-                ptr[s]++;
+                out->busy_s[s] += dur;
+                if (events != NULL && recorded < max_events) {
+                    sax_event_t *e = &events[recorded++];
+                    e->stage = s;
+                    e->micro = OP_MICRO(op);
+                    e->chunk = OP_CHUNK(op);
+                    e->kind = kind == OP_F ? 'F' : kind == OP_B ? 'B' : 'W';
+                    e->start_s = t0;
+                    e->end_s = t1;
+                }
+                if (rn->taken != NULL)
+                    rn->taken[(long)s * 3 * per_stage + n_taken[s]++] = op;
+                if (!from_pending)
+                    ptr[s]++;
                 done++;
                 progress = true;
             }
@@ -280,6 +273,48 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
         out->makespan_s = fmax(out->makespan_s, free_at[s]);
     }
     return total;
+}
+
+/* Schedules with separate weight gradients place W greedily where a stage would idle; which
+ * idle time exists depends on the transfers, and a greedy choice that depends on them can make a
+ * slower link finish earlier (a list-scheduling anomaly). So W's place is chosen once, on the same
+ * pipeline with free transfers, and that fixed order is then timed with the real ones: with every
+ * stage's order fixed, each event's start is a max of sums of the inputs, so a slower transfer
+ * never makes anything earlier. */
+long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipeline_result_t *out,
+                           sax_event_t *events, long max_events)
+{
+    const sax_schedule_desc_t *sd = &schedules[pl->schedule];
+    int p = pl->stages, per_stage = pl->chunks * pl->micro;
+    if (sd->order == NULL || sc == NULL || p > SAX_SIM_MAX_STAGES || (long)p * per_stage > SAX_SIM_MAX_EVENTS)
+        return -1;
+    int start[SAX_SIM_MAX_STAGES + 1];
+    long n = 0;
+    for (int s = 0; s < p; s++) {
+        start[s] = (int)n;
+        int k = sd->order(pl, s, sc->ops + n, (int)(SAX_SIM_MAX_OPS - n - (long)p * per_stage));
+        if (k < 0)
+            return -1;
+        n += k;
+    }
+    start[p] = (int)n;
+    if (!sd->split_w) {
+        run_t rn = {sc->ops, start, false, NULL};
+        return run(pl, sc, &rn, out, events, max_events);
+    }
+    static const sax_pipeline_t zero_links; /* only its link_s (all zero) is read */
+    sax_pipeline_t *free_pl = &sc->free_links;
+    *free_pl = *pl;
+    for (int s = 0; s < p; s++)
+        free_pl->link_s[s] = zero_links.link_s[s];
+    run_t greedy = {sc->ops, start, true, sc->fixed};
+    if (run(free_pl, sc, &greedy, out, NULL, 0) < 0)
+        return -1;
+    int fixed_start[SAX_SIM_MAX_STAGES + 1];
+    for (int s = 0; s <= p; s++)
+        fixed_start[s] = s * 3 * per_stage;
+    run_t fixed = {sc->fixed, fixed_start, false, NULL};
+    return run(pl, sc, &fixed, out, events, max_events);
 }
 
 static bool all_equal(const double *x, int n)
