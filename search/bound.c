@@ -12,8 +12,8 @@
  *   of connections and the transport no longer limit a flow.
  * Both rest on the model's invariant that a slower network never makes a step faster (tested by
  * the model's tests and, for every candidate of the test spaces, by tests/comm/test_sweep.c),
- * which its greedy pipeline simulator keeps only up to small list-scheduling anomalies: the bounds
- * are divided by 1 + SAX_SEARCH_BOUND_SLACK to absorb them. */
+ * its pipeline simulator included (docs/cost-model.md section 7); the bounds are still divided by
+ * 1 + SAX_SEARCH_BOUND_SLACK, a safety margin for anything the tests have not found. */
 #include "sax_search.h"
 
 #include <math.h>
