@@ -132,7 +132,7 @@ run_example() {
     "$sax" --version
     if implemented "$sax" sweep; then
         mkdir -p out
-        rm -f "out/$name.h5" # a fresh run each time; `sax sweep --resume` is for interrupted sweeps
+        rm -f "out/$name.h5" "out/$name.h5.ckpt" # a fresh run each time; `sax sweep --resume` is for interrupted sweeps
         local_mpirun "$sax" sweep "$example" -o "out/$name.h5"
         say "results: out/$name.h5 (next: $sax report out/$name.h5)"
     elif implemented "$sax" eval; then
