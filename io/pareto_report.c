@@ -375,6 +375,10 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
         st = sax_error_set(err, SAX_ERR_IO, "%s: write failed", o.csv_path);
     if (svg && fclose(svg) != 0 && st == SAX_OK)
         st = sax_error_set(err, SAX_ERR_IO, "%s: write failed", o.svg_path);
+    if (st != SAX_OK && csv) /* a failed run (a full disk) leaves no truncated file under the name */
+        remove(o.csv_path);
+    if (st != SAX_OK && svg)
+        remove(o.svg_path);
     if (st == SAX_OK && o.csv_path)
         fprintf(out, "\nwrote %s\n", o.csv_path);
     if (st == SAX_OK && o.svg_path)

@@ -187,6 +187,8 @@ static sax_status_t plot_file(FILE *out, const char *dir, const char *name, plot
         st = sax_error_set(err, SAX_ERR_IO, "%s: write failed: %s", path, strerror(errno));
     if (st == SAX_OK)
         fprintf(out, "  %s\n", path);
+    else /* a failed plot (a full disk) leaves no truncated file under the name */
+        remove(path);
     return st;
 }
 

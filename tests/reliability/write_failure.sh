@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs NP [--exit-status]
+# write_failure.sh SAX MPIEXEC CONFIG.json outputs EVAL_CONFIG.json
 # A sweep whose results file cannot be written completely (docs/reliability.md, "Failing writes"):
 #   ulimit  the file-size limit (ulimit -f 512: 512 KiB) is smaller than the results file; SIGXFSZ is
 #           ignored by sax, so the write fails with EFBIG
 #   tmpfs   the results go to a 256 KiB tmpfs (mounted here; needs root; skipped, exit 77, when the
 #           mount is refused): the write fails with ENOSPC
+#   outputs the other writers on a full tmpfs: sax pareto --csv/--svg, sax report --svg-dir and
+#           sax eval EVAL_CONFIG --trace must exit 1, name the file and leave no file behind
 # Checks: the run does not exit 0, says which results file failed, leaves nothing under the final
 # name and removes its temporary file. With --exit-status it also requires exit status 1 (see
 # docs/reliability.md: HDF5 1.10 crashes at MPI_Finalize after a failed H5Fclose, so this part is
@@ -54,8 +57,37 @@ tmpfs)
     launch sweep "$config" -o "$out" --store all > run.out 2> run.err
     status=$?
     ;;
+outputs)
+    "$sax" sweep "$config" -o results.h5 --store all > /dev/null 2>&1 || { echo "FAIL: the sweep"; exit 1; }
+    dir=$work/full
+    mkdir -p "$dir"
+    if ! mount -t tmpfs -o size=64k tmpfs "$dir" 2> mount.err; then
+        echo "SKIP: cannot mount a small tmpfs here ($(cat mount.err)); the full-disk case was not tested"
+        exit 77
+    fi
+    mounted=$dir
+    dd if=/dev/zero of="$dir/filler" bs=4k > /dev/null 2>&1 # until the disk is full
+    failures=0
+    for cmd in "pareto results.h5 --csv $dir/front.csv" "pareto results.h5 --svg $dir/front.svg" \
+        "report results.h5 --svg-dir $dir/plots" "eval $np --trace $dir/trace.json"; do
+        # shellcheck disable=SC2086
+        out=$("$sax" $cmd 2>&1 > /dev/null)
+        status=$?
+        left=$(find "$dir" -type f ! -name filler)
+        echo "sax $cmd: exit $status: $(head -n 1 <<<"$out"); left: ${left:-nothing}"
+        file=${cmd##* }
+        if [[ $status -ne 1 ]] || ! grep -q "$file" <<<"$out" || [[ -n $left ]]; then
+            echo "FAIL: sax $cmd on a full disk: expected exit 1, $file named, no file left"
+            failures=$((failures + 1))
+        fi
+        rm -rf "${left:-/nonexistent}"
+    done
+    echo "=== $failures failure(s)"
+    [[ $failures -eq 0 ]]
+    exit
+    ;;
 *)
-    echo "usage: write_failure.sh SAX MPIEXEC CONFIG ulimit|tmpfs NP [--exit-status]"
+    echo "usage: write_failure.sh SAX MPIEXEC CONFIG ulimit|tmpfs|outputs NP [--exit-status]"
     exit 2
     ;;
 esac
