@@ -37,7 +37,7 @@ static void evaluate(const sax_config_t *cfg)
         int64_t size = sax_search_size(s);
         for (int64_t i = 0; i < 8 && size > 0; i++) {
             sax_search_cursor_t cur;
-            sax_search_seek(s, i * (size - 1) / 7, &cur);
+            sax_search_seek(s, i == 7 ? size - 1 : (size - 1) / 7 * i, &cur);
             if (cur.skip == SAX_SKIP_NONE)
                 (void)sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &r);
         }
