@@ -5,7 +5,14 @@
  * its evaluation loop (a non-blocking probe every SAX_COMM_POLL_EVERY steps), so no core idles.
  * A worker asks for its next chunk before it starts the current one, so the reply travels while
  * it computes. Each request reports the chunk the worker finished last, which is how rank 0 knows
- * what is done when a sweep is interrupted. */
+ * what is done when a sweep is interrupted.
+ *
+ * A periodic checkpoint divides the sweep into epochs: when one is due, rank 0 stops handing out
+ * chunks, every rank finishes the chunk it holds and leaves, the reductions are merged (they depend
+ * only on the set of candidates, so merging early changes nothing), rank 0 saves them with the
+ * finished ranges, the other ranks start again empty, and the next epoch hands out what is left.
+ * The drain costs at most one chunk per rank (chunks are capped at MAX_CHUNK candidates, a few
+ * seconds of model time). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "comm_internal.h"
 
@@ -31,6 +38,18 @@ typedef struct {
 #define MAX_CHUNK (1 << 20)
 
 static bool stop_requested(const sax_sweep_opts_t *o) { return o->stop != NULL && *o->stop != 0; }
+
+/* Why rank 0 hands out no more chunks, in increasing precedence. */
+typedef enum { RUN = 0, PAUSE /* a checkpoint is due */, STOP /* interrupted or failed */ } halt_t;
+
+/* How an epoch ended, agreed by every rank (the largest wins). */
+enum { ENDED_DONE = 0, ENDED_PAUSED = 1, ENDED_STOPPED = 2, ENDED_FAILED = 3 };
+
+/* The progress clock of the whole sweep, across its epochs (rank 0). */
+typedef struct {
+    double t0, last_report;
+    int64_t done_before; /* finished before this run (a checkpoint's) */
+} progress_clock_t;
 
 static int64_t chunk_size(const sax_sweep_opts_t *o, int64_t todo, int ranks)
 {
@@ -66,15 +85,17 @@ typedef struct {
     sax_worker_t *w;
     sax_error_t *err;
     sax_ranges_t *done; /* finished ranges; may also hold ranges above `pos` (from a checkpoint) */
-    int64_t pos;        /* everything below has been handed out */
-    int64_t total, chunk, done_before;
+    progress_clock_t *clock;
+    int64_t pos; /* everything below has been handed out */
+    int64_t total, chunk;
+    int64_t handed;  /* chunks handed out in this epoch */
+    double pause_at; /* MPI_Wtime() at which a checkpoint is due (INFINITY: never) */
     int ranks;
     int active;           /* workers that have not left */
-    bool stopping;        /* no more chunks: interrupted or failed */
+    halt_t halt;          /* no more chunks, and why */
     sax_status_t mpi_st;  /* an MPI failure: give up */
     sax_status_t work_st; /* another failure: stop handing out work, let the workers leave */
     int64_t own_lo;       /* rank 0's current chunk starts here, or -1 */
-    double t0, last_report;
 } master_t;
 
 /* Chunks shrink towards the end (guided self-scheduling), never below MIN_CHUNK: the last ones
@@ -90,12 +111,13 @@ static int64_t guided(const master_t *m)
 static bool next_chunk(master_t *m, int64_t *lo, int64_t *hi)
 {
     int64_t glo, ghi;
-    if (m->stopping || !sax_ranges_next_gap(m->done, m->pos, m->total, &glo, &ghi))
+    if (m->halt != RUN || !sax_ranges_next_gap(m->done, m->pos, m->total, &glo, &ghi))
         return false;
     int64_t c = guided(m);
     *lo = glo;
     *hi = ghi - glo > c ? glo + c : ghi;
     m->pos = *hi;
+    m->handed++;
     return true;
 }
 
@@ -103,7 +125,7 @@ static void fail(master_t *m, sax_status_t st)
 {
     if (m->work_st == SAX_OK)
         m->work_st = st;
-    m->stopping = true;
+    m->halt = STOP;
 }
 
 /* Answers one request; waits for it when `block`. Returns false when none was pending. */
@@ -128,7 +150,7 @@ static bool serve(master_t *m, bool block)
     if (req.lo >= 0 && sax_ranges_add(m->done, req.lo, req.hi) != SAX_OK)
         fail(m, sax_error_set(m->err, SAX_ERR_NOMEM, "out of memory recording finished chunks"));
     if (req.flags & REQ_STOP)
-        m->stopping = true;
+        m->halt = STOP;
     if (req.flags & REQ_FINAL) {
         m->active--;
         return true;
@@ -144,14 +166,15 @@ static bool serve(master_t *m, bool block)
 static void report(master_t *m, bool final)
 {
     const sax_sweep_opts_t *o = m->o;
+    progress_clock_t *clk = m->clock;
     double now = MPI_Wtime();
-    if (o->progress == NULL || (!final && now - m->last_report < o->progress_interval_s))
+    if (o->progress == NULL || (!final && now - clk->last_report < o->progress_interval_s))
         return;
     int64_t d = sax_ranges_total(m->done);
     if (!final && m->own_lo >= 0 && m->w->cur.index > m->own_lo)
         d += m->w->cur.index - m->own_lo;
-    o->progress(o->progress_ctx, d, m->total, d - m->done_before, now - m->t0, final);
-    m->last_report = now;
+    o->progress(o->progress_ctx, d, m->total, d - clk->done_before, now - clk->t0, final);
+    clk->last_report = now;
 }
 
 /* The poll hook of rank 0's own evaluation: answer every pending request, report progress. */
@@ -159,30 +182,34 @@ static void master_poll(void *ctx)
 {
     master_t *m = ctx;
     if (stop_requested(m->o))
-        m->stopping = true;
+        m->halt = STOP;
+    /* an epoch hands out at least one chunk, so that every epoch makes progress */
+    if (m->halt == RUN && m->handed > 0 && MPI_Wtime() >= m->pause_at)
+        m->halt = PAUSE;
     while (m->mpi_st == SAX_OK && m->active > 0 && serve(m, false))
         ;
     report(m, false);
 }
 
+/* One epoch on rank 0; *ended tells how it ended (ENDED_*). */
 static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, sax_worker_t *w,
-                           sax_ranges_t *done, sax_error_t *err)
+                           sax_ranges_t *done, progress_clock_t *clk, int *ended, sax_error_t *err)
 {
     int64_t total = sax_search_size(w->s);
+    double every = w->o->checkpoint_every_s;
     master_t m = {.comm = comm,
                   .msg_type = msg_type,
                   .o = w->o,
                   .w = w,
                   .err = err,
                   .done = done,
+                  .clock = clk,
                   .total = total,
                   .chunk = chunk_size(w->o, total - sax_ranges_total(done), size),
-                  .done_before = sax_ranges_total(done),
+                  .pause_at = every > 0 && w->o->checkpoint != NULL ? MPI_Wtime() + every : INFINITY,
                   .ranks = size,
                   .active = size - 1,
-                  .own_lo = -1,
-                  .t0 = MPI_Wtime()};
-    m.last_report = m.t0;
+                  .own_lo = -1};
     w->poll = master_poll;
     w->poll_ctx = &m;
     for (;;) {
@@ -209,12 +236,19 @@ static sax_status_t master(MPI_Comm comm, int size, MPI_Datatype msg_type, sax_w
         }
     }
     w->poll = NULL;
+    *ended = ENDED_FAILED;
     if (m.mpi_st != SAX_OK)
         return m.mpi_st;
-    report(&m, true);
+    bool complete = sax_ranges_total(done) == total;
+    *ended = m.work_st != SAX_OK ? ENDED_FAILED
+             : complete          ? ENDED_DONE
+             : m.halt == PAUSE   ? ENDED_PAUSED
+                                 : ENDED_STOPPED;
+    if (*ended != ENDED_PAUSED)
+        report(&m, true);
     if (m.work_st != SAX_OK)
         return m.work_st;
-    return m.stopping && sax_ranges_total(done) < total ? SAX_ERR_INTERRUPTED : SAX_OK;
+    return *ended == ENDED_STOPPED ? SAX_ERR_INTERRUPTED : SAX_OK;
 }
 
 /* ---- the other ranks ---- */
@@ -283,22 +317,38 @@ sax_status_t sax_comm_sweep(MPI_Comm comm, const sax_search_t *s, const sax_swee
     MPI_Datatype msg_type;
     MPI_Type_contiguous(3, MPI_INT64_T, &msg_type);
     MPI_Type_commit(&msg_type);
-    if (rank == 0)
-        st = master(comm, size, msg_type, &w, done, err);
-    else
-        st = worker(comm, msg_type, &w, err);
+    progress_clock_t clk = {.t0 = MPI_Wtime(), .done_before = rank == 0 ? sax_ranges_total(done) : 0};
+    clk.last_report = clk.t0;
+    for (;;) {
+        int ended = ENDED_DONE, agreed = ENDED_DONE;
+        if (rank == 0)
+            st = master(comm, size, msg_type, &w, done, &clk, &ended, err);
+        else
+            st = worker(comm, msg_type, &w, err);
+        if (rank != 0)
+            ended = st == SAX_OK ? ENDED_DONE : st == SAX_ERR_INTERRUPTED ? ENDED_STOPPED : ENDED_FAILED;
+        /* every rank learns how the epoch ended */
+        MPI_Request barrier;
+        int arrived = 0;
+        if (MPI_Ibarrier(comm, &barrier) == MPI_SUCCESS)
+            while (MPI_Test(&barrier, &arrived, MPI_STATUS_IGNORE) == MPI_SUCCESS && !arrived)
+                nap(); /* the ranks that finish first leave the cores to those that have not */
+        MPI_Allreduce(&ended, &agreed, 1, MPI_INT, MPI_MAX, comm);
+        if (agreed >= ENDED_STOPPED && st == SAX_OK)
+            st = SAX_ERR_INTERRUPTED;
+        if (agreed != ENDED_PAUSED)
+            break;
+        /* a checkpoint: rank 0 takes every rank's part; the others start again empty */
+        st = sax_comm_allreduce(comm, acc, err);
+        if (st != SAX_OK)
+            break;
+        if (rank == 0)
+            o->checkpoint(o->checkpoint_ctx, done, acc);
+        else
+            sax_reduce_reset(acc);
+    }
     MPI_Type_free(&msg_type);
     free(w.scratch);
-    /* every rank learns whether the sweep was interrupted */
-    int mine = st == SAX_ERR_INTERRUPTED ? 1 : 0, any = 0;
-    MPI_Request barrier;
-    int arrived = 0;
-    if (MPI_Ibarrier(comm, &barrier) == MPI_SUCCESS)
-        while (MPI_Test(&barrier, &arrived, MPI_STATUS_IGNORE) == MPI_SUCCESS && !arrived)
-            nap(); /* the ranks that finish first leave the cores to those that have not */
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any && st == SAX_OK)
-        st = SAX_ERR_INTERRUPTED;
     return st;
 }
 

@@ -117,6 +117,15 @@ typedef struct {
     void (*on_chunk)(void *ctx, int64_t lo, int64_t hi);
     void (*on_row)(void *ctx, const sax_record_t *rec);
     void *row_ctx;
+    /* Periodic checkpoint, when checkpoint_every_s > 0 and `checkpoint` is set: that many seconds
+     * into each epoch rank 0 stops handing out chunks, the chunks in flight finish, the reductions
+     * of every rank are merged on rank 0 and checkpoint(ctx, done, acc) is called there with the
+     * finished ranges and the reductions that account for exactly them; then the other ranks' `acc`
+     * are reset and the sweep goes on. A failure to save is the callback's to report: the sweep
+     * continues. */
+    double checkpoint_every_s;
+    void (*checkpoint)(void *ctx, const sax_ranges_t *done, const sax_reduce_t *acc);
+    void *checkpoint_ctx;
 } sax_sweep_opts_t;
 
 /* Collective over `comm`. Evaluates every index of [0, sax_search_size(s)) not in `done` (rank 0's
