@@ -32,14 +32,18 @@ typedef struct {
     int top_k;
     int64_t chunk;
     sax_store_t store;
-    double progress_s; /* 0: automatic */
+    double progress_s;   /* 0: automatic */
+    double checkpoint_s; /* periodic checkpoint interval; 0: only on a signal */
 } sweep_args_t;
+
+#define DEFAULT_CHECKPOINT_S 300.0
 
 static int parse_args(int argc, char **argv, sweep_args_t *a)
 {
     memset(a, 0, sizeof *a);
     a->top_k = SAX_REDUCE_DEFAULT_TOP;
     a->store = SAX_STORE_NONE;
+    a->checkpoint_s = DEFAULT_CHECKPOINT_S;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -94,6 +98,15 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
                 return sax_cli_usage_error(&sax_command_sweep, "--progress: expected seconds >= 0, found %s",
                                            val != NULL ? val : "nothing");
             a->progress_s = p;
+            i++;
+        } else if (strcmp(arg, "--checkpoint-every") == 0) {
+            double c = val != NULL ? strtod(val, &end) : -1;
+            if (val == NULL || *end != '\0' || !(c >= 0 && c < 1e9))
+                return sax_cli_usage_error(&sax_command_sweep,
+                                           "--checkpoint-every: expected seconds >= 0 (0: only on a signal), "
+                                           "found %s",
+                                           val != NULL ? val : "nothing");
+            a->checkpoint_s = c;
             i++;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return sax_cli_usage_error(&sax_command_sweep, "unknown option '%s'", arg);
@@ -170,6 +183,26 @@ static void on_progress(void *ctx, int64_t done, int64_t total, int64_t done_now
                                 : " (stopped)");
     }
     fflush(stderr);
+}
+
+/* ---- periodic checkpoints (rank 0) ---------------------------------------------------------- */
+
+typedef struct {
+    const char *path;
+    uint64_t hash;
+    double t0, elapsed_before; /* MPI_Wtime() when this run started; work time of earlier runs */
+} checkpointer_t;
+
+static void on_checkpoint(void *ctx, const sax_ranges_t *done, const sax_reduce_t *acc)
+{
+    const checkpointer_t *c = ctx;
+    sax_error_t err = {{0}};
+    if (sax_checkpoint_save(c->path, c->hash, MPI_Wtime() - c->t0 + c->elapsed_before, done, acc, &err) !=
+        SAX_OK)
+        fprintf(stderr,
+                "sax sweep: warning: the periodic checkpoint was not saved (the sweep goes on; an "
+                "earlier checkpoint, if any, is kept): %s\n",
+                err.text);
 }
 
 /* ---- rows kept for --store ------------------------------------------------------------------ */
@@ -641,7 +674,12 @@ static int run(int argc, char **argv)
                                : prog.tty       ? 0.25
                                                 : 5.0,
     };
-    if (a.store != SAX_STORE_NONE) {
+    checkpointer_t saver = {.path = ckpt, .hash = hash, .elapsed_before = elapsed_before};
+    if (a.store == SAX_STORE_NONE) { /* --resume cannot restore stored rows: no use saving */
+        o.checkpoint_every_s = a.checkpoint_s;
+        o.checkpoint = on_checkpoint;
+        o.checkpoint_ctx = &saver;
+    } else {
         o.on_chunk = rows_chunk;
         o.on_row = rows_add;
         o.row_ctx = &rows;
@@ -656,6 +694,7 @@ static int run(int argc, char **argv)
 
     double start_unix = (double)time(NULL);
     double t0 = MPI_Wtime(), cpu0 = cpu_seconds();
+    saver.t0 = t0;
     sax_status_t sweep_st = sax_comm_sweep(comm, s, &o, acc, &done, &err);
     double elapsed = MPI_Wtime() - t0 + elapsed_before;
     double cpu_mine = cpu_seconds() - cpu0, cpu_all = 0.0;
@@ -760,7 +799,8 @@ out:
 const sax_command_t sax_command_sweep = {
     .name = "sweep",
     .synopsis = "CONFIG.json -o RESULTS.h5 [--json] [--resume] [--search exhaustive|pruned] [--top K]\n"
-                "                 [--chunk N] [--store none|feasible|all] [--force] [--progress SECONDS]",
+                "                 [--chunk N] [--store none|feasible|all] [--force] [--progress SECONDS]\n"
+                "                 [--checkpoint-every SECONDS]",
     .summary = "explore the space section exhaustively across MPI ranks",
     .help =
         "Evaluates every candidate of CONFIG.json's \"space\" section (the cartesian product of the listed\n"
@@ -785,12 +825,16 @@ const sax_command_t sax_command_sweep = {
         "  --resume            continue an interrupted sweep from RESULTS.h5.ckpt; refuses a checkpoint\n"
         "                      of a different configuration or different --top/--search\n"
         "  --force             overwrite RESULTS.h5 and ignore an existing checkpoint\n"
+        "  --checkpoint-every SECONDS\n"
+        "                      save the progress to RESULTS.h5.ckpt this often (default 300; 0: only on\n"
+        "                      SIGTERM/SIGINT), so that --resume survives a SIGKILL, a node failure or an\n"
+        "                      out-of-memory kill; each costs at most one chunk per rank; not with --store\n"
         "  --progress SECONDS  progress interval on stderr (default: a bar every 0.25 s on a terminal,\n"
         "                      a line every 5 s otherwise)\n"
         "\n"
         "SIGTERM or SIGINT (Slurm's time limit, Ctrl-C): the chunks in flight are finished, the progress is\n"
         "saved to RESULTS.h5.ckpt, and sax exits with status 3; --resume ends with the same results as an\n"
-        "uninterrupted run.\n"
+        "uninterrupted run. A sweep that is killed outright resumes from its last periodic checkpoint.\n"
         "\n"
         "examples:\n"
         "  sax sweep jobs/examples/campus-3bldg-llama405b.json -o campus.h5\n"

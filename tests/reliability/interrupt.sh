@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # interrupt.sh SAX MPIEXEC CONFIG.json - sweeps killed with SIGKILL (docs/reliability.md,
-# "Interrupted runs"): one rank of a 2-rank sweep (rank 1, then rank 0) and a 1-rank sweep while it
-# writes its results. Each must leave no file at the results name, and whatever it leaves
-# (RESULTS.h5.tmp.<pid>) must be refused by sax pareto and sax report. --resume then either
-# completes from the last checkpoint with results identical to an uninterrupted run, or - when the
-# kill left no checkpoint - refuses with exit 2 naming the missing checkpoint; a new sweep to the
-# same name completes with the identical results.
+# "Interrupted runs"): one rank of a 2-rank sweep (rank 1, then rank 0) after its first periodic
+# checkpoint, rank 1 of a sweep without periodic checkpoints, and a 1-rank sweep while it writes its
+# results. Each must leave no file at the results name, and whatever it leaves (RESULTS.h5.tmp.<pid>)
+# must be refused by sax pareto and sax report. --resume then completes from the last checkpoint
+# with results identical to an uninterrupted run, or - when the sweep saved none - refuses with
+# exit 2 naming the missing checkpoint, and a new sweep to the same name completes with the
+# identical results.
 set -u
 sax=$1
 mpiexec=$2
@@ -55,14 +56,28 @@ echo "== the uninterrupted reference"
 "$sax" sweep "$config" -o ref.h5 > /dev/null 2> ref.err
 check "uninterrupted sweep exits 0" test $? -eq 0
 
-kill_rank() { # RANK_INDEX_AMONG_CHILDREN(first|last) OUT
-    local which=$1 out=$2 mp victim status
+# Wait until FILE exists (at most 60 s).
+wait_for_file() {
+    local i
+    for i in $(seq 1 12000); do
+        [[ -e $1 ]] && return 0
+        sleep 0.005
+    done
+    return 1
+}
+
+kill_rank() { # first|last (rank 0 or 1: mpiexec starts them in order) OUT CHECKPOINT_SECONDS
+    local which=$1 out=$2 every=$3 mp victim status
     rm -f "$out" "$out".*
-    "$mpiexec" -n 2 "$sax" sweep "$config" -o "$out" --progress 0.02 > "$out.log" 2>&1 &
+    "$mpiexec" -n 2 "$sax" sweep "$config" -o "$out" --progress 0.02 --checkpoint-every "$every" \
+        > "$out.log" 2>&1 &
     mp=$!
-    if ! wait_for "$out.log" "candidates ("; then
-        echo "FAIL: no progress from the 2-rank sweep"
-        failures=$((failures + 1))
+    if [[ $every == 0 ]]; then
+        wait_for "$out.log" "candidates ("
+        check "progress from the 2-rank sweep before the kill" test $? -eq 0
+    else # kill it right after its first checkpoint
+        wait_for_file "$out.ckpt"
+        check "a periodic checkpoint appears before the kill" test $? -eq 0
     fi
     # mpiexec starts the ranks as its children, rank 0 first
     victim=$(pgrep -P "$mp" | sort -n | { if [[ $which == first ]]; then head -n 1; else tail -n 1; fi; })
@@ -95,13 +110,14 @@ kill_rank() { # RANK_INDEX_AMONG_CHILDREN(first|last) OUT
     done
     check "sax pareto and sax report refuse the missing $out" refused "$out"
 
-    # --resume: from the last checkpoint when there is one, else a clear refusal
-    if [[ -e $out.ckpt ]]; then
+    # --resume: from the last checkpoint, or without periodic checkpoints a clear refusal
+    if [[ $every != 0 ]]; then
         "$sax" sweep "$config" -o "$out" --resume > /dev/null 2> "$out.resume.err"
         check "--resume after SIGKILL exits 0" test $? -eq 0
+        grep -h "candidates (" "$out.log" | tail -n 1
         check "--resume after SIGKILL gives the uninterrupted results" same ref.h5 "$out"
     else
-        echo "note: SIGKILL left no checkpoint ($out.ckpt): checkpoints are written on SIGTERM/SIGINT only"
+        check "no checkpoint without periodic checkpoints" test ! -e "$out.ckpt"
         "$sax" sweep "$config" -o "$out" --resume > /dev/null 2> "$out.resume.err"
         status=$?
         echo "  --resume: exit $status: $(head -n 1 "$out.resume.err")"
@@ -115,10 +131,12 @@ kill_rank() { # RANK_INDEX_AMONG_CHILDREN(first|last) OUT
     fi
 }
 
-echo "== SIGKILL to rank 1 of 2 in the middle of the sweep"
-kill_rank last rank1.h5
-echo "== SIGKILL to rank 0 of 2 in the middle of the sweep"
-kill_rank first rank0.h5
+echo "== SIGKILL to rank 1 of 2 in the middle of the sweep, after a periodic checkpoint"
+kill_rank last rank1.h5 0.05
+echo "== SIGKILL to rank 0 of 2 in the middle of the sweep, after a periodic checkpoint"
+kill_rank first rank0.h5 0.05
+echo "== SIGKILL to rank 1 of 2 in the middle of a sweep without periodic checkpoints"
+kill_rank last nockpt.h5 0
 
 echo "== SIGKILL while the results are written (1 rank, --store all)"
 "$sax" sweep "$config" -o rows-ref.h5 --store all > /dev/null 2>&1
