@@ -12,9 +12,12 @@
 #include "results_hdf5.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -757,6 +760,155 @@ static sax_status_t share_provenance(MPI_Comm comm, int rank, const sax_results_
     return SAX_OK;
 }
 
+/* ---- pre-flight: will the file fit? ------------------------------------------------------------- */
+
+/* HDF5 1.10 cannot recover from a write that fails for lack of room: H5Fclose fails too, leaves the
+ * file ID registered and HDF5's shutdown then crashes (HDF5 issue 2257), and at 2 ranks the
+ * collective close can deadlock. So the room is checked before the file exists, against an upper
+ * bound of its size: the bytes of every dataset (/rows uncompressed: deflate only makes it smaller,
+ * up to zlib's worst-case expansion), every string, and allowances for HDF5's own structures of
+ * two to eight times what h5stat and H5Oget_info show in real files (docs/reliability.md, "Failing
+ * writes"): the largest object header, a row dataset's with its compound datatype and attribute
+ * messages, is 5.8 KiB; the root's 22 attribute messages take 1.7 KiB; a variable-length string
+ * takes about 30 bytes beyond its text in the global heap; superblock, groups, link B-trees and
+ * local heaps 5.3 KiB; the chunk index of /rows 131 bytes per chunk. Rows compress 10-29 times in
+ * practice, so the uncompressed /rows also covers chunks that a multi-round write reallocates. */
+#define SAX_H5_FILE_BYTES (32 * 1024)    /* superblock, the two groups, their link B-trees and heaps */
+#define SAX_H5_DATASET_BYTES (16 * 1024) /* object header: datatype, dataspace, layout, fill, link */
+#define SAX_H5_ATTRIBUTE_BYTES 512       /* attribute message, global heap collection slack */
+#define SAX_H5_ATTRIBUTES_PER_DATASET 4  /* the most any dataset has (/infeasible) */
+#define SAX_H5_ROOT_ATTRIBUTES 32        /* the provenance (22 today) and /space's description */
+#define SAX_H5_STRING_BYTES 64           /* per string beyond its text: heap ID, heap object header */
+#define SAX_H5_CHUNK_BYTES 1024          /* per /rows chunk: its entry and node share in the index */
+#define SAX_H5_DESCRIPTION_BYTES 512     /* a dataset's description and units (150 characters at most) */
+
+static double str_bytes(const char *s) { return (double)(s ? strlen(s) : 0) + SAX_H5_STRING_BYTES; }
+
+/* "64.8 MiB": bytes in binary units, three significant digits (for messages). */
+static void bytes_text(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1000 && u + 1 < (int)(sizeof units / sizeof units[0])) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.3g %s", bytes, units[u]);
+}
+
+/* An upper bound of the size of the file that write_file makes from `r` (the shared results) with
+ * `n_rows` rows in /rows. */
+static double results_bound_bytes(const sax_results_t *r, int64_t n_rows)
+{
+    const sax_space_desc_t *sp = r->space;
+    bool rows = r->store != SAX_STORE_NONE;
+    /* 7 at the root, /space's keys and baselines, /rows; all but the keys are compounds */
+    int n_datasets = 7 + SAX_KEY_COUNT + 1 + (rows ? 1 : 0), n_compounds = n_datasets - SAX_KEY_COUNT;
+    int n_attributes = SAX_H5_ROOT_ATTRIBUTES + n_datasets * SAX_H5_ATTRIBUTES_PER_DATASET;
+    double bytes = SAX_H5_FILE_BYTES + (double)n_datasets * SAX_H5_DATASET_BYTES +
+                   (double)n_attributes * SAX_H5_ATTRIBUTE_BYTES;
+
+    /* the strings: provenance, scenario paths (root attribute, member names, field descriptions) */
+    const char *prov[] = {r->config_json,
+                          r->version,
+                          r->git_revision,
+                          r->command_line,
+                          r->hosts,
+                          r->pareto_objectives ? r->pareto_objectives : SAX_RESULTS_DEFAULT_PARETO_OBJECTIVES,
+                          SAX_RESULTS_FORMAT};
+    for (size_t i = 0; i < sizeof prov / sizeof prov[0]; i++)
+        bytes += str_bytes(prov[i]);
+    for (int v = 0; v < sp->n_scenario_vars; v++)
+        bytes += 3 * str_bytes(sp->scenario_vars[v].path);
+    for (int i = 0; i < SAX_INFEASIBLE_COUNT; i++)
+        bytes += str_bytes(sax_infeasible_messages[i]);
+    /* member names, field_units and field_descriptions of the compounds: at most every column each;
+     * one-line descriptions and units of every dataset */
+    sax_results_column_t cols[64];
+    int nc = sax_results_columns(cols, 64);
+    double columns = 0;
+    for (int i = 0; i < nc && i < 64; i++)
+        columns += str_bytes(cols[i].name) + str_bytes(cols[i].unit) + str_bytes(cols[i].description);
+    bytes +=
+        (double)n_compounds * columns + (double)n_datasets * (SAX_H5_DESCRIPTION_BYTES + 2 * str_bytes(NULL));
+
+    /* the data */
+    double row = sizeof(sax_row_t);
+    bytes += row * ((double)r->n_scenarios + (double)r->n_top + (double)r->n_pareto);
+    bytes += (double)sizeof(sax_bpv_row_t) * (double)r->n_bpv;
+    bytes += (double)sizeof(sax_baseline_row_t) * (double)r->n_scenarios * sp->n_baselines;
+    bytes += (double)r->n_scenarios * (sizeof(int64_t) + (double)sp->n_scenario_vars * sizeof(double));
+    bytes += (double)SAX_KEY_COUNT * SAX_SPACE_MAX_VALUES * sizeof(int32_t);
+    bytes += (double)sp->n_baselines * (SAX_NAME_LEN + SAX_KEY_COUNT * sizeof(int32_t));
+    bytes += SAX_INFEASIBLE_COUNT * 2.0 * sizeof(int64_t);
+    if (rows) {
+        int64_t chunk = n_rows < SAX_ROWS_CHUNK ? (n_rows > 0 ? n_rows : 1) : SAX_ROWS_CHUNK;
+        double n_chunks = (double)((n_rows + chunk - 1) / chunk), chunk_bytes = (double)chunk * row;
+        /* zlib's compressBound: n + n/4096 + n/16384 + n/2^25 + 13 */
+        double expansion = chunk_bytes / 4096 + chunk_bytes / 16384 + chunk_bytes / 33554432 + 13;
+        bytes += (double)n_rows * row + n_chunks * (expansion + SAX_H5_CHUNK_BYTES);
+    }
+    return bytes;
+}
+
+/* Collective, before the file exists: rank 0 compares the bound with the space free in the target
+ * directory and with the smallest file-size limit (RLIMIT_FSIZE, soft) of any rank, and every rank
+ * learns the verdict: SAX_ERR_IO, naming the file, what it needs and what there is, when it cannot
+ * fit. An unknown free space (statvfs failing) does not refuse. */
+static sax_status_t preflight(MPI_Comm comm, int rank, const char *path, const sax_results_t *r,
+                              const sax_row_source_t *src, double *bound, sax_error_t *err)
+{
+    int64_t mine = r->store != SAX_STORE_NONE ? src->n : 0, n_rows = 0;
+    MPI_Allreduce(&mine, &n_rows, 1, MPI_INT64_T, MPI_SUM, comm);
+    struct rlimit rl;
+    int64_t limit = INT64_MAX, min_limit = INT64_MAX;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)INT64_MAX)
+        limit = (int64_t)rl.rlim_cur;
+    MPI_Allreduce(&limit, &min_limit, 1, MPI_INT64_T, MPI_MIN, comm);
+
+    struct {
+        int status;
+        double bound;
+        char msg[sizeof err->text];
+    } v;
+    memset(&v, 0, sizeof v);
+    if (rank == 0) {
+        v.bound = results_bound_bytes(r, n_rows);
+        char dir[4096], need[32], have[32];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            slash[slash == dir ? 1 : 0] = '\0';
+        struct statvfs fs;
+        double free_bytes = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : HUGE_VAL;
+        bytes_text(v.bound, need, sizeof need);
+        char why[96] = "";
+        if (n_rows > 0 && snprintf(why, sizeof why, " (/rows counted uncompressed: %lld rows of %zu B)",
+                                   (long long)n_rows, sizeof(sax_row_t)) < 0)
+            why[0] = '\0';
+        int len = 0;
+        if (v.bound > (double)min_limit) {
+            bytes_text((double)min_limit, have, sizeof have);
+            len = snprintf(v.msg, sizeof v.msg,
+                           "%s: cannot write the results: they need up to %s%s and the file-size limit "
+                           "(ulimit -f) is %s",
+                           path, need, why, have);
+        } else if (v.bound > free_bytes) {
+            bytes_text(free_bytes, have, sizeof have);
+            len = snprintf(v.msg, sizeof v.msg,
+                           "%s: cannot write the results: they need up to %s%s and only %s are free in %s",
+                           path, need, why, have, dir);
+        }
+        if (v.msg[0] != '\0' || len < 0)
+            v.status = (int)SAX_ERR_IO;
+    }
+    MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, 0, comm);
+    *bound = v.bound;
+    return v.status == SAX_OK ? SAX_OK : sax_error_set(err, (sax_status_t)v.status, "%s", v.msg);
+}
+
 /* ---- entry points ------------------------------------------------------------------------------- */
 
 sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t *err)
@@ -842,6 +994,14 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
     if (st != SAX_OK)
         return st;
     res = w.res = &shared;
+    double bound = 0;
+    st = preflight(comm, w.rank, path, res, src, &bound, err);
+    if (stats)
+        stats->bound_bytes = bound;
+    if (st != SAX_OK) {
+        free(shared_strings);
+        return st;
+    }
 
     H5E_auto2_t old_func;
     void *old_data;

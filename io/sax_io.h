@@ -162,7 +162,9 @@ typedef struct {
  * work chunk of consecutive candidate indices). n_my_runs = 0 (my_run_len NULL) means one run.
  * Writes PATH.tmp.<pid of rank 0> and renames it to `path` on success. An existing `path` is an
  * error (SAX_ERR_INPUT) unless `force`; sax_results_check_target lets callers say so before a long
- * sweep. Returns the same status on every rank. */
+ * sweep. Before creating anything, refuses (SAX_ERR_IO) a file whose upper-bound size exceeds the free
+ * space of its directory or the smallest file-size limit (RLIMIT_FSIZE) of the ranks. Returns the
+ * same status on every rank. */
 sax_status_t sax_results_write(MPI_Comm comm, const char *path, const sax_results_t *res,
                                const sax_record_t *my_rows, int64_t n_my_rows, const int64_t *my_run_len,
                                int64_t n_my_runs, bool force, sax_error_t *err);
@@ -174,6 +176,7 @@ typedef struct {
     int rows_io_mode;                  /* H5D_mpio_actual_io_mode_t of the last /rows write here */
     uint32_t rows_no_collective_cause; /* H5Pget_mpio_no_collective_cause, global; 0 = collective */
     int summary_io_mode;               /* the same for the /best write */
+    double bound_bytes;                /* the upper bound of the file size checked before writing */
 } sax_results_write_stats_t;
 
 /* sax_results_write that also reports what it did (stats may be NULL). Collective. */
