@@ -1,7 +1,8 @@
 /* test_results_write.c - the collective results writer at 1, 2 and 4 ranks: what a file holds
  * (checked against the fixture's closed formulas), that the writes are collective, that the
- * datasets' bytes do not depend on the number of ranks or on how rows are split, and the
- * temporary-name / no-overwrite rules. All collective calls of a test come before its asserts. */
+ * datasets' bytes do not depend on the number of ranks or on how rows are split, the
+ * temporary-name / no-overwrite rules, and the pre-flight size check (its bound covers the file; a
+ * file-size limit below it is refused). All collective calls of a test come before its asserts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +108,11 @@ static void test_roundtrip(void **state)
     assert_int_equal(stats.rows, FX_ROWS);
     if (g_rank != 0)
         return;
+    /* The pre-flight bound really bounds the file: the rows alone take 272 bytes each uncompressed. */
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_true(stats.bound_bytes >= (double)sb.st_size);
+    assert_true(stats.bound_bytes >= FX_ROWS * 272.0);
 
     sax_results_data_t d;
     st = sax_results_read(path, true, &d, &err);
@@ -411,6 +418,42 @@ static void test_interleaved_runs_refused(void **state)
     assert_int_equal(tmp_left, 0);
 }
 
+/* A file-size limit below what the file needs, on the last rank only: every rank refuses before
+ * anything is created (SAX_ERR_IO, exit status 1), with a message naming the file and the limit. */
+static void test_size_limit_refused(void **state)
+{
+    (void)state;
+    char path[600];
+    out_path(path, sizeof path, "limited");
+    if (g_rank == 0)
+        remove(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t first, count;
+    my_block(&first, &count);
+    struct rlimit saved, small;
+    int got = getrlimit(RLIMIT_FSIZE, &saved) == 0;
+    small = saved;
+    small.rlim_cur = 64 * 1024;
+    int limited = got && g_rank == g_size - 1 &&
+                  (saved.rlim_max == RLIM_INFINITY || saved.rlim_max >= small.rlim_cur) &&
+                  setrlimit(RLIMIT_FSIZE, &small) == 0;
+    sax_error_t err = {{0}};
+    sax_status_t st =
+        sax_results_write(MPI_COMM_WORLD, path, &g_fx->res, g_fx->rows + first, count, NULL, 0, false, &err);
+    int restored = !limited || setrlimit(RLIMIT_FSIZE, &saved) == 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    int tmp_left = g_rank == 0 ? count_tmp_files() : 0;
+    assert_true(got && restored);
+    assert_int_equal(st, SAX_ERR_IO);
+    assert_int_equal(sax_status_exit_code(st), 1);
+    assert_non_null(strstr(err.text, path));
+    assert_non_null(strstr(err.text, "the file-size limit (ulimit -f) is 64 KiB"));
+    assert_false(exists);
+    assert_int_equal(tmp_left, 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -431,6 +474,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_accumulator_identical),
         cmocka_unit_test(test_no_overwrite),
         cmocka_unit_test(test_interleaved_runs_refused),
+        cmocka_unit_test(test_size_limit_refused),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL), any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
