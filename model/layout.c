@@ -6,7 +6,9 @@
  * level we count how many members of one group share a unit of that level; the outermost level
  * whose unit does not hold the whole group is the boundary the group's traffic crosses.
  * EP is carved out of DP (Megatron-Core's expert parallelism): the order's "ep" entry has degree ep
- * and its "dp" entry dp/ep; dense gradients are reduced over cp x ep x dp/ep.
+ * and its "dp" entry dp/ep; dense gradients are reduced over cp x ep x dp/ep. An order that leaves
+ * "ep" out (as contract.md's examples do) has it just inside "dp": the expert-parallel ranks are
+ * the innermost ep of the data-parallel ones, as in Megatron-Core's default rank order.
  */
 #include "model_internal.h"
 
@@ -106,9 +108,18 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
     int deg[SAX_DIM_COUNT] = {c->tp, c->cp, c->ep, c->pp, c->dp / c->ep};
     long stride[SAX_DIM_COUNT];
     bool placed[SAX_DIM_COUNT] = {false};
+    bool ep_listed = false;
+    for (int i = 0; i < c->n_order; i++)
+        ep_listed = ep_listed || c->order[i] == SAX_DIM_EP;
     long acc = 1;
     for (int i = 0; i < c->n_order; i++) {
         sax_dim_t d = c->order[i];
+        if (d == SAX_DIM_DP && !ep_listed) { /* ep's place when the order leaves it out */
+            stride[SAX_DIM_EP] = acc;
+            lay->stride[SAX_DIM_EP] = acc;
+            acc *= deg[SAX_DIM_EP];
+            placed[SAX_DIM_EP] = true;
+        }
         stride[d] = acc;
         acc *= deg[d];
         placed[d] = true;

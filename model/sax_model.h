@@ -211,7 +211,8 @@ typedef struct {
     bool sequence_parallel;
     int zero;                       /* 0..3; 3 = FSDP */
     int n_order;                    /* entries used in order[] */
-    sax_dim_t order[SAX_DIM_COUNT]; /* innermost first; dims left out have degree 1 */
+    sax_dim_t order[SAX_DIM_COUNT]; /* innermost first; dims left out have degree 1, except ep,
+                                       which then sits just inside dp (model/layout.c) */
     sax_layer_split_t layer_split;
     sax_transport_t transport;
     int connections;

@@ -134,6 +134,49 @@ static void test_cross_site_ring(void **state)
     near(xs, 16 * 2 * 0.5 * S);
 }
 
+/* EP left out of the order sits just inside DP (Megatron-Core's tp-cp-ep-dp-pp). Two sites of 16
+ * GPUs (domains of 8), tp 8, dp 4, ep 2, order tp,cp,pp,dp: by hand, ranks r = tp + 8 ep + 16 dp/ep,
+ * so the EP pair {0, 8} is two domains of one site (level 1) while the dense-weight replicas
+ * {0, 8, 16, 24} span both sites (level 2). Had EP gone outermost, the pair would be {0, 16}, one
+ * rank per site. Listing ep explicitly just inside dp gives the same layout. */
+static void test_ep_left_out_sits_inside_dp(void **state)
+{
+    (void)state;
+    sax_cluster_t cl;
+    cluster4(&cl);
+    cl.tiers[0].gpus = 16;
+    cl.n_sites = 2;
+    cl.sites[0].gpus = cl.sites[1].gpus = 16;
+    cl.n_links = 1;
+    cl.links[0] = (sax_site_link_t){.a = 0,
+                                    .b = 1,
+                                    .bw_Bps = 100e9,
+                                    .latency_s = 1e-3,
+                                    .mtu_bytes = 4096,
+                                    .window_bytes = 1e12,
+                                    .pfc_headroom_bytes = 1e12,
+                                    .uplink_oversubscription = 1.0};
+    sax_candidate_t c = cand(8, 4);
+    c.ep = 2;
+    sax_layout_t lay;
+    assert_int_equal(sax_layout_build(&cl, &c, &lay), SAX_FEASIBLE);
+    assert_int_equal(lay.stride[SAX_DIM_EP], 8);
+    assert_int_equal(lay.stride[SAX_DIM_DP], 16);
+    assert_int_equal(lay.gpus, 32);
+    assert_int_equal(lay.dim[SAX_DIM_EP].top, 1);
+    assert_int_equal(lay.dim[SAX_DIM_DP].top, 2);
+    sax_candidate_t listed = c;
+    listed.n_order = 5;
+    memcpy(listed.order, (const sax_dim_t[]){SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_EP, SAX_DIM_DP},
+           sizeof listed.order);
+    sax_layout_t lay2;
+    assert_int_equal(sax_layout_build(&cl, &listed, &lay2), SAX_FEASIBLE);
+    for (int d = 0; d < SAX_DIM_COUNT; d++) {
+        assert_int_equal(lay2.stride[d], lay.stride[d]);
+        assert_int_equal(lay2.dim[d].top, lay.dim[d].top);
+    }
+}
+
 /* Transport under loss (network.c): RTT 10 ms, window 16 MiB per connection, line 50 GB/s, MTU 4096.
  *   window-limited rate 16 MiB / 10 ms = 1.6777216 GB/s; packets in flight 16 MiB / 4096 = 4096
  *   go-back-N at q = 1e-4: rate / (1 + 0.4096);  selective repeat: rate x (1 - 1e-4)
@@ -164,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_dp_ring_over_a_tier),
         cmocka_unit_test(test_oversubscription_contention),
         cmocka_unit_test(test_cross_site_ring),
+        cmocka_unit_test(test_ep_left_out_sits_inside_dp),
         cmocka_unit_test(test_transport_formulas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
