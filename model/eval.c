@@ -36,7 +36,7 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     const sax_model_desc_t *m = &p->model;
     if (m->heads % c->tp != 0 || (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0))
         return SAX_INFEASIBLE_DIVISIBILITY;
-    if (m->seq_len % c->cp != 0 || c->dp % c->ep != 0 || (long)m->vocab % c->tp != 0)
+    if (m->seq_len % c->cp != 0 || ((long)c->dp * c->cp) % c->ep != 0 || (long)m->vocab % c->tp != 0)
         return SAX_INFEASIBLE_DIVISIBILITY;
     if (c->ep > 1 && (m->experts <= 0 || m->experts % c->ep != 0))
         return SAX_INFEASIBLE_DIVISIBILITY;

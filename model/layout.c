@@ -6,7 +6,9 @@
  * level we count how many members of one group share a unit of that level; the outermost level
  * whose unit does not hold the whole group is the boundary the group's traffic crosses.
  * EP is carved out of DP (Megatron-Core's expert parallelism): the order's "ep" entry has degree ep
- * and its "dp" entry dp/ep; dense gradients are reduced over cp x ep x dp/ep. An order that leaves
+ * and its "dp" entry dp/ep; dense gradients are reduced over cp x ep x dp/ep. When ep divides
+ * dp x cp but not dp, EP takes g = gcd(ep, dp) data-parallel ranks (the "ep" entry has degree g,
+ * "dp" dp/g) and the innermost ep/g context-parallel ranks (ep/g divides cp). An order that leaves
  * "ep" out (as contract.md's examples do) has it just inside "dp": the expert-parallel ranks are
  * the innermost ep of the data-parallel ones, as in Megatron-Core's default rank order.
  */
@@ -54,6 +56,30 @@ static long last_member(const pieces_t *p)
     for (int i = 0; i < p->n; i++)
         r += (long)(p->size[i] - 1) * p->stride[i];
     return r;
+}
+
+/* Inner pieces first (count_in_unit nests them). */
+static void sort_pieces(pieces_t *p)
+{
+    for (int i = 1; i < p->n; i++)
+        for (int j = i; j > 0 && p->stride[j] < p->stride[j - 1]; j--) {
+            long ts = p->stride[j];
+            int tz = p->size[j];
+            p->stride[j] = p->stride[j - 1];
+            p->size[j] = p->size[j - 1];
+            p->stride[j - 1] = ts;
+            p->size[j - 1] = tz;
+        }
+}
+
+static int gcd(int a, int b)
+{
+    while (b != 0) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
 }
 
 static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *lay, const pieces_t *p,
@@ -105,7 +131,8 @@ static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *la
 
 sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay)
 {
-    int deg[SAX_DIM_COUNT] = {c->tp, c->cp, c->ep, c->pp, c->dp / c->ep};
+    int ep_dp = gcd(c->ep, c->dp), ep_cp = c->ep / ep_dp; /* EP's data- and context-parallel parts */
+    int deg[SAX_DIM_COUNT] = {c->tp, c->cp, ep_dp, c->pp, c->dp / ep_dp};
     long stride[SAX_DIM_COUNT];
     bool placed[SAX_DIM_COUNT] = {false};
     bool ep_listed = false;
@@ -151,16 +178,11 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
                     p.size[p.n] = deg[order3[i]];
                     p.n++;
                 }
-            /* sort pieces by stride (inner first) */
-            for (int i = 1; i < p.n; i++)
-                for (int j = i; j > 0 && p.stride[j] < p.stride[j - 1]; j--) {
-                    long ts = p.stride[j];
-                    int tz = p.size[j];
-                    p.stride[j] = p.stride[j - 1];
-                    p.size[j] = p.size[j - 1];
-                    p.stride[j - 1] = ts;
-                    p.size[j - 1] = tz;
-                }
+            sort_pieces(&p);
+        } else if (d == SAX_DIM_EP && ep_cp > 1) { /* ep/g of the innermost cp ranks, g of the dp ones */
+            p = (pieces_t){
+                .n = 2, .stride = {stride[SAX_DIM_CP], stride[SAX_DIM_EP]}, .size = {ep_cp, ep_dp}};
+            sort_pieces(&p);
         }
         sax_infeasible_t why = describe(cl, lay, &p, &lay->dim[d]);
         if (why != SAX_FEASIBLE)

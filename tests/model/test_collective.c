@@ -175,6 +175,22 @@ static void test_ep_left_out_sits_inside_dp(void **state)
         assert_int_equal(lay2.stride[d], lay.stride[d]);
         assert_int_equal(lay2.dim[d].top, lay.dim[d].top);
     }
+
+    /* ep 4 divides dp x cp = 2 x 2 but not dp = 2 (contract.md allows it): EP takes gcd(4, 2) = 2
+     * data-parallel ranks and the 2 context-parallel ones. By hand, r = tp + 8 cp + 16 ep_dp, so
+     * the EP group is {0, 8, 16, 24} (4 members, both sites) and the CP pair {0, 8} one site. */
+    c.cp = 2;
+    c.dp = 2;
+    c.ep = 4;
+    assert_int_equal(sax_layout_build(&cl, &c, &lay), SAX_FEASIBLE);
+    assert_int_equal(lay.gpus, 32);
+    assert_int_equal(lay.dim[SAX_DIM_EP].n, 4);
+    assert_int_equal(lay.dim[SAX_DIM_EP].count[0], 1); /* one member per 8-GPU domain */
+    assert_int_equal(lay.dim[SAX_DIM_EP].count[1], 2); /* two per site */
+    assert_int_equal(lay.dim[SAX_DIM_EP].top, 2);
+    assert_int_equal(lay.dim[SAX_DIM_CP].n, 2);
+    assert_int_equal(lay.dim[SAX_DIM_CP].top, 1);
+    assert_int_equal(lay.dim[SAX_DIM_DP].n, 4); /* the dense replicas: cp x dp */
 }
 
 /* Transport under loss (network.c): RTT 10 ms, window 16 MiB per connection, line 50 GB/s, MTU 4096.
