@@ -163,8 +163,8 @@ double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const
             *xsite_bytes += (double)lay->gpus * (1.0 - (double)g->count[g->top - 1] / g->n) * s;
         return sax_alltoall_s(g->n, s, h.latency_s, h.bw_Bps) + extra;
     }
-    /* TP, CP and EP collectives use rings; network.algorithm chooses for DP */
-    sax_algorithm_t alg = d == SAX_DIM_DP ? c->algorithm : SAX_ALGORITHM_RING;
+    /* TP, CP and EP collectives use rings; network.algorithm chooses for DP (experts' too) */
+    sax_algorithm_t alg = d == SAX_DIM_DP || d == SAX_GROUP_EXPERT_DP ? c->algorithm : SAX_ALGORITHM_RING;
     return algorithms[alg].run(&x) + extra;
 }
 

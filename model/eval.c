@@ -11,6 +11,7 @@ typedef struct {
     double f, b, w;              /* per micro-batch, one chunk: forward, input grad, weight grad */
     double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
     double params;               /* parameters held per GPU (before ZeRO sharding) */
+    double expert_params;        /* of which routed experts (replicated over cp x dp / ep only) */
     double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
     double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
@@ -179,6 +180,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->ep += ep_f + ep_b;
     st->z3 += z3;
     st->params += lc->params;
+    st->expert_params += lc->expert_params;
     double a = c->recompute == SAX_RECOMPUTE_NONE        ? lc->act_bytes
                : c->recompute == SAX_RECOMPUTE_SELECTIVE ? lc->act_sel_bytes
                                                          : lc->act_full_bytes;
@@ -279,10 +281,14 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
             rs_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', gc->dense.params * gb, gb, &xs);
             xs_z3 += xs * (double)n_dense * 2.0;
             xs = 0.0;
-            if (md->experts > 0) {
-                ag_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->moe.params * SAX_ACT_BYTES,
+            if (md->experts > 0) { /* the experts gather from, and reduce over, their own replicas */
+                double shared = gc->moe.params - gc->moe.expert_params, ex = gc->moe.expert_params;
+                ag_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', shared * SAX_ACT_BYTES, SAX_ACT_BYTES,
+                                        &xs) +
+                       sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'G', ex * SAX_ACT_BYTES,
                                         SAX_ACT_BYTES, &xs);
-                rs_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', gc->moe.params * gb, gb, &xs);
+                rs_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', shared * gb, gb, &xs) +
+                       sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'R', ex * gb, gb, &xs);
                 xs_z3 += xs * (double)(nl - n_dense) * 2.0;
             }
         }
@@ -298,6 +304,7 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
         st[s].ep = n_dense * one.ep;
         st[s].z3 = n_dense * one.z3;
         st[s].params = n_dense * one.params;
+        st[s].expert_params = n_dense * one.expert_params;
         st[s].act = n_dense * one.act;
         st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
         if (nl > n_dense) {
@@ -313,6 +320,7 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
             st[s].ep += k * many.ep;
             st[s].z3 += k * many.z3;
             st[s].params += k * many.params;
+            st[s].expert_params += k * many.expert_params;
             st[s].act += k * many.act;
             st[s].act_peak_layer = fmax(st[s].act_peak_layer, many.act_peak_layer);
         }
@@ -378,7 +386,7 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     }
 
     /* DP synchronisation after each stage's last backward, and the optimizer step */
-    double shard = (double)c->dp * c->cp;
+    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
     double end[SAX_SIM_MAX_STAGES], opt[SAX_SIM_MAX_STAGES];
     double xs_dp = 0.0;
     const double eff = p->training.dp_overlap_efficiency;
@@ -386,20 +394,26 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     double t_iter = 0.0;
     const double gb = p->training.grad_reduce_bytes;
     for (int s = 0; s < pp; s++) {
-        double grads = st[s].params * gb, weights = st[s].params * SAX_ACT_BYTES;
+        /* the routed experts synchronise over their own replicas, the rest over all of DP x CP */
+        double ex = st[s].expert_params, shared = st[s].params - ex;
         double xs = 0.0, exposed = 0.0;
         if (c->zero == 0) {
-            double t = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'A', grads, gb, &xs);
+            double t = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'A', shared * gb, gb, &xs) +
+                       sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'A', ex * gb, gb, &xs);
             exposed = fmax(0.0, t - eff * (pl.b_s[s] + pl.w_s[s]));
         } else if (c->zero <= 2) {
-            double trs = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', grads, gb, &xs);
-            double tag = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', weights, SAX_ACT_BYTES, &xs);
+            double trs = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', shared * gb, gb, &xs) +
+                         sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'R', ex * gb, gb, &xs);
+            double tag =
+                sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', shared * SAX_ACT_BYTES, SAX_ACT_BYTES, &xs) +
+                sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'G', ex * SAX_ACT_BYTES, SAX_ACT_BYTES,
+                                 &xs);
             exposed = fmax(0.0, trs - eff * (pl.b_s[s] + pl.w_s[s])) + fmax(0.0, tag - eff * pl.f_s[s]);
         }
         if (s == 0)
             xs_dp = xs * pp; /* every stage's DP groups do the same */
         /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
-        double opt_params = c->zero >= 1 ? st[s].params / shard : st[s].params;
+        double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
         opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
         end[s] = finish[s] + exposed;
         if (end[s] + opt[s] > t_iter) {
@@ -416,6 +430,7 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
                               .layers = st[s].layers,
                               .micro = m,
                               .params = st[s].params,
+                              .expert_params = st[s].expert_params,
                               .act_per_micro_bytes = st[s].act,
                               .act_recompute_bytes = st[s].act_peak_layer,
                               .grad_bytes = gb,

@@ -188,6 +188,20 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
         if (why != SAX_FEASIBLE)
             return why;
     }
+    /* the replicas of one expert shard: the cp ranks EP left (cp / (ep/g), outer) x dp/g */
+    pieces_t e = {.n = 0};
+    const long e_stride[2] = {stride[SAX_DIM_CP] * ep_cp, stride[SAX_DIM_DP]};
+    const int e_size[2] = {c->cp / ep_cp, deg[SAX_DIM_DP]};
+    for (int i = 0; i < 2; i++)
+        if (e_size[i] > 1 || (i == 1 && e.n == 0)) {
+            e.stride[e.n] = e_stride[i];
+            e.size[e.n] = e_size[i];
+            e.n++;
+        }
+    sort_pieces(&e);
+    sax_infeasible_t why = describe(cl, lay, &e, &lay->dim[SAX_GROUP_EXPERT_DP]);
+    if (why != SAX_FEASIBLE)
+        return why;
     if (lay->dim[SAX_DIM_TP].top > 0)
         return SAX_INFEASIBLE_TP_DOMAIN;
     return SAX_FEASIBLE;

@@ -3,7 +3,8 @@
  *
  * Mixed-precision Adam (domain.md): 2 B bf16 weights + `grad_reduce_bytes` gradients + 12 B fp32
  * master weights and two moments per parameter. ZeRO-1 (Megatron's distributed optimizer) shards
- * the 12 B over DP x CP, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
+ * the 12 B over DP x CP - the routed experts over their replicas only, DP x CP / EP, since EP
+ * already splits them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
  * gathered layers (the current one and the prefetched next). DualPipe holds two copies of its
  * parameters (DeepSeek-V3 Table 2).
  */
@@ -29,15 +30,17 @@ static double inflight(const sax_candidate_t *c, int s, long m)
 
 void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_memory_t *out)
 {
-    double shard = (double)c->dp * c->cp;
-    double prm = in->params * (c->schedule == SAX_SCHEDULE_DUALPIPE ? 2.0 : 1.0);
+    double copies = c->schedule == SAX_SCHEDULE_DUALPIPE ? 2.0 : 1.0;
+    double prm = in->params * copies, ex = in->expert_params * copies, shared = prm - ex;
+    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
+    double sharded = shared / shard + ex / expert_shard; /* parameters one GPU owns under ZeRO */
     double w = prm * SAX_ACT_BYTES, gr = prm * in->grad_bytes, op = prm * 12.0;
     if (c->zero >= 1)
-        op /= shard;
+        op = sharded * 12.0;
     if (c->zero >= 2)
-        gr /= shard;
+        gr = sharded * in->grad_bytes;
     if (c->zero >= 3)
-        w = w / shard + 2.0 * w / (in->layers > 0 ? in->layers : 1);
+        w = sharded * SAX_ACT_BYTES + 2.0 * w / (in->layers > 0 ? in->layers : 1);
     out->weights_bytes = w;
     out->grads_bytes = gr;
     out->optimizer_bytes = op;

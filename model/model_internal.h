@@ -15,6 +15,7 @@ typedef struct {
     double elem_s;         /* memory-bound kernels: norms, residuals, activations, softmax, dropout */
     double flops;          /* forward FLOPs of the layer on this GPU */
     double params;         /* parameters of the layer held by this GPU (after TP and EP) */
+    double expert_params;  /* of which routed experts: replicated over cp x dp / ep ranks only */
     double act_bytes;      /* activation memory kept for backward (recompute "none") */
     double act_sel_bytes;  /* ... with selective recomputation */
     double act_full_bytes; /* ... with full recomputation (the layer input only) */
@@ -48,6 +49,7 @@ typedef struct {
     int stage, layers;
     long micro;                 /* micro-batches per iteration */
     double params;              /* parameters held by one GPU of the stage, before ZeRO sharding */
+    double expert_params;       /* of which routed experts (ZeRO shards them over cp x dp / ep) */
     double act_per_micro_bytes; /* activations one micro-batch leaves on the stage */
     double act_recompute_bytes; /* working set of recomputing one layer (full recomputation) */
     double grad_bytes, reserved_bytes;
@@ -73,11 +75,15 @@ typedef struct {
     int link;                  /* site link used (of several: the slowest between neighbours), or -1 */
 } sax_group_t;
 
+/* The group of a layout that is not a dimension: the ranks holding the same routed experts (the
+ * data-parallel replicas of one expert shard, cp x dp / ep), which reduce their gradients. */
+#define SAX_GROUP_EXPERT_DP ((sax_dim_t)SAX_DIM_COUNT)
+
 typedef struct {
-    int n_levels;             /* n_tiers + 2 */
-    int unit[SAX_MAX_LEVELS]; /* GPUs per unit at each level (sites: GPUs of the first site) */
-    sax_group_t dim[SAX_DIM_COUNT];
-    long stride[SAX_DIM_COUNT]; /* rank distance between neighbours of each dimension */
+    int n_levels;                       /* n_tiers + 2 */
+    int unit[SAX_MAX_LEVELS];           /* GPUs per unit at each level (sites: GPUs of the first site) */
+    sax_group_t dim[SAX_DIM_COUNT + 1]; /* every dimension's group, and SAX_GROUP_EXPERT_DP's */
+    long stride[SAX_DIM_COUNT];         /* rank distance between neighbours of each dimension */
     int gpus;
 } sax_layout_t;
 
@@ -106,7 +112,7 @@ sax_hop_t sax_level_hop(const sax_cluster_t *cl, const sax_candidate_t *c, const
 double sax_transport_flow_Bps(const sax_site_link_t *l, sax_transport_t t, double line_Bps);
 bool sax_transport_is_feasible(const sax_site_link_t *l, sax_transport_t t, double port_Bps);
 
-/* Time of a collective of dimension `d` on `bytes` per GPU. `kind`: 'A' all-reduce,
+/* Time of a collective of dimension `d` (or SAX_GROUP_EXPERT_DP) on `bytes` per GPU. `kind`: 'A' all-reduce,
  * 'R' reduce-scatter, 'G' all-gather, 'X' all-to-all. Adds the bytes crossing sites (all groups
  * together) to *xsite_bytes. */
 double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,

@@ -140,6 +140,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         gemm_s += gemm(gpu, prec, 1, tok, (kf - 1.0) * f / t, h) + gemm(gpu, prec, 1, tok, h, f / t);
         flops += 2.0 * tok * kf * h * f / t;
         params = (ps.per_layer_attn + ps.per_dense_mlp) / t;
+        out->expert_params = 0.0;
         out->ep_bytes = 0.0;
     } else {
         double ef = m->expert_ffn_hidden, k = m->top_k, e = ep;
@@ -157,6 +158,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         width = k * ef + sh;
         params =
             (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * t);
+        out->expert_params = ps.per_moe_routed / (e * t);
         out->ep_bytes = tok * k * h * SAX_ACT_BYTES;
     }
 

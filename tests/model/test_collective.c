@@ -165,6 +165,10 @@ static void test_ep_left_out_sits_inside_dp(void **state)
     assert_int_equal(lay.gpus, 32);
     assert_int_equal(lay.dim[SAX_DIM_EP].top, 1);
     assert_int_equal(lay.dim[SAX_DIM_DP].top, 2);
+    /* the replicas of one expert shard: dp/ep = 2 ranks {0, 16}, one per site */
+    assert_int_equal(lay.dim[SAX_GROUP_EXPERT_DP].n, 2);
+    assert_int_equal(lay.dim[SAX_GROUP_EXPERT_DP].count[1], 1);
+    assert_int_equal(lay.dim[SAX_GROUP_EXPERT_DP].top, 2);
     sax_candidate_t listed = c;
     listed.n_order = 5;
     memcpy(listed.order, (const sax_dim_t[]){SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_EP, SAX_DIM_DP},
@@ -190,7 +194,12 @@ static void test_ep_left_out_sits_inside_dp(void **state)
     assert_int_equal(lay.dim[SAX_DIM_EP].top, 2);
     assert_int_equal(lay.dim[SAX_DIM_CP].n, 2);
     assert_int_equal(lay.dim[SAX_DIM_CP].top, 1);
-    assert_int_equal(lay.dim[SAX_DIM_DP].n, 4); /* the dense replicas: cp x dp */
+    assert_int_equal(lay.dim[SAX_DIM_DP].n, 4);          /* the dense replicas: cp x dp */
+    assert_int_equal(lay.dim[SAX_GROUP_EXPERT_DP].n, 1); /* ep = cp x dp: every expert shard is unique */
+    c.ep = 2; /* ep | dp: EP takes dp's 2 ranks, the experts' replicas are the 2 cp ranks {0, 8} */
+    assert_int_equal(sax_layout_build(&cl, &c, &lay), SAX_FEASIBLE);
+    assert_int_equal(lay.dim[SAX_GROUP_EXPERT_DP].n, 2);
+    assert_int_equal(lay.dim[SAX_GROUP_EXPERT_DP].top, 1);
 }
 
 /* Transport under loss (network.c): RTT 10 ms, window 16 MiB per connection, line 50 GB/s, MTU 4096.

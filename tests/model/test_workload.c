@@ -158,6 +158,46 @@ static void test_korthikanti_activation_memory(void **state)
 
 /* GEMM model (gemm.c): AI = 2mnk / (2(mk + kn + mn)); for m = n = k = 1000, AI = 1000/3 FLOP/B;
  * with eff_max 0.9 and AI_half 1000/3, eff = 0.45 and time = 2e9 / (1e12 x 0.45). */
+/* ZeRO shards routed experts over their replicas only. A stage holding 10e9 parameters per GPU of
+ * which 8e9 are routed experts, dp 16, cp 1, ep 8 (experts replicated over 16 / 8 = 2 ranks),
+ * 4-byte gradients, 4 layers, by hand:
+ *   owned under ZeRO = 2e9 / 16 + 8e9 / 2 = 4.125e9 parameters
+ *   ZeRO-1: optimizer 12 x 4.125e9 = 49.5e9 B; gradients 4 x 10e9 = 40e9 B; weights 2 x 10e9 = 20e9 B
+ *   ZeRO-2: gradients 4 x 4.125e9 = 16.5e9 B
+ *   ZeRO-3: weights 2 x 4.125e9 + two gathered layers 2 x 20e9 / 4 = 18.25e9 B
+ * (sharding all 10e9 over 16 would have given 7.5e9 B of optimizer state). */
+static void test_zero_shards_experts_over_their_replicas(void **state)
+{
+    (void)state;
+    sax_candidate_t c = {.tp = 1,
+                         .pp = 1,
+                         .dp = 16,
+                         .cp = 1,
+                         .ep = 8,
+                         .vpp = 1,
+                         .micro_batch = 1,
+                         .schedule = SAX_SCHEDULE_1F1B,
+                         .zero = 1};
+    sax_memory_in_t in = {
+        .stage = 0, .layers = 4, .micro = 1, .params = 10e9, .expert_params = 8e9, .grad_bytes = 4.0};
+    sax_memory_t m;
+    sax_memory_stage(&c, &in, &m);
+    assert_true(fabs(m.optimizer_bytes - 49.5e9) < 1.0);
+    assert_true(fabs(m.grads_bytes - 40e9) < 1.0);
+    assert_true(fabs(m.weights_bytes - 20e9) < 1.0);
+    c.zero = 2;
+    sax_memory_stage(&c, &in, &m);
+    assert_true(fabs(m.grads_bytes - 16.5e9) < 1.0);
+    c.zero = 3;
+    sax_memory_stage(&c, &in, &m);
+    assert_true(fabs(m.weights_bytes - 18.25e9) < 1.0);
+    /* a dense stage (no experts) is sharded over all 16 */
+    in.expert_params = 0.0;
+    c.zero = 1;
+    sax_memory_stage(&c, &in, &m);
+    assert_true(fabs(m.optimizer_bytes - 12.0 * 10e9 / 16) < 1.0);
+}
+
 static void test_gemm_efficiency_curve(void **state)
 {
     (void)state;
@@ -170,9 +210,12 @@ static void test_gemm_efficiency_curve(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_public_parameter_totals), cmocka_unit_test(test_tiny_model_by_hand),
-        cmocka_unit_test(test_layer_flops_by_hand),     cmocka_unit_test(test_korthikanti_activation_memory),
+        cmocka_unit_test(test_public_parameter_totals),
+        cmocka_unit_test(test_tiny_model_by_hand),
+        cmocka_unit_test(test_layer_flops_by_hand),
+        cmocka_unit_test(test_korthikanti_activation_memory),
         cmocka_unit_test(test_gemm_efficiency_curve),
+        cmocka_unit_test(test_zero_shards_experts_over_their_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
