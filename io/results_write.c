@@ -1031,6 +1031,17 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
         st = write_reductions(&w);
     if (st == SAX_OK && res->store != SAX_STORE_NONE)
         st = write_rows(&w, src);
+    /* A write failed (the disk filled after the pre-flight check): rank 0 empties the temporary file,
+     * which is removed below anyway, so that the close finds room to flush HDF5's metadata. A
+     * failed H5Fclose leaves its file ID behind in HDF5 1.10, which then crashes at MPI_Finalize
+     * (HDF5 issue 2257), and the collective close can deadlock at 2 ranks. */
+    int failed_here = st != SAX_OK, failed_any = 0;
+    MPI_Allreduce(&failed_here, &failed_any, 1, MPI_INT, MPI_MAX, comm);
+    if (failed_any && w.file >= 0) {
+        bool emptied = w.rank != 0 || truncate(plan.tmp, 0) == 0; /* if not, the close fails as before */
+        (void)emptied;
+        MPI_Barrier(comm); /* no rank flushes before the room is made */
+    }
     if (w.file >= 0 && H5Fclose(w.file) < 0 && st == SAX_OK)
         st = sax_error_set(err, SAX_ERR_HDF5, "%s: closing the results file failed", plan.tmp);
     H5Pclose(w.dxpl);
