@@ -129,6 +129,28 @@ static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *la
     return SAX_FEASIBLE;
 }
 
+/* The replicas of one expert shard (SAX_GROUP_EXPERT_DP): the cp ranks EP left (cp / ep_cp, the
+ * outer ones) x the dp_rest ranks of "dp"; without EP, all of DP x CP. */
+static sax_infeasible_t expert_replicas(const sax_cluster_t *cl, const sax_candidate_t *c, const long *stride,
+                                        int ep_cp, int dp_rest, sax_layout_t *lay)
+{
+    if (c->ep == 1) {
+        lay->dim[SAX_GROUP_EXPERT_DP] = lay->dim[SAX_DIM_DP];
+        return SAX_FEASIBLE;
+    }
+    pieces_t e = {.n = 0};
+    const long e_stride[2] = {stride[SAX_DIM_CP] * ep_cp, stride[SAX_DIM_DP]};
+    const int e_size[2] = {c->cp / ep_cp, dp_rest};
+    for (int i = 0; i < 2; i++)
+        if (e_size[i] > 1 || (i == 1 && e.n == 0)) {
+            e.stride[e.n] = e_stride[i];
+            e.size[e.n] = e_size[i];
+            e.n++;
+        }
+    sort_pieces(&e);
+    return describe(cl, lay, &e, &lay->dim[SAX_GROUP_EXPERT_DP]);
+}
+
 sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay)
 {
     int ep_dp = gcd(c->ep, c->dp), ep_cp = c->ep / ep_dp; /* EP's data- and context-parallel parts */
@@ -188,18 +210,7 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
         if (why != SAX_FEASIBLE)
             return why;
     }
-    /* the replicas of one expert shard: the cp ranks EP left (cp / (ep/g), outer) x dp/g */
-    pieces_t e = {.n = 0};
-    const long e_stride[2] = {stride[SAX_DIM_CP] * ep_cp, stride[SAX_DIM_DP]};
-    const int e_size[2] = {c->cp / ep_cp, deg[SAX_DIM_DP]};
-    for (int i = 0; i < 2; i++)
-        if (e_size[i] > 1 || (i == 1 && e.n == 0)) {
-            e.stride[e.n] = e_stride[i];
-            e.size[e.n] = e_size[i];
-            e.n++;
-        }
-    sort_pieces(&e);
-    sax_infeasible_t why = describe(cl, lay, &e, &lay->dim[SAX_GROUP_EXPERT_DP]);
+    sax_infeasible_t why = expert_replicas(cl, c, stride, ep_cp, deg[SAX_DIM_DP], lay);
     if (why != SAX_FEASIBLE)
         return why;
     if (lay->dim[SAX_DIM_TP].top > 0)
