@@ -3,24 +3,13 @@
 # to overwrite, SIGTERM -> exit 3 with a checkpoint, refusing a foreign checkpoint, --resume giving
 # the uninterrupted results, and 2 ranks giving the 1-rank results.
 set -u
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
 MPIEXEC=$2
 EXAMPLES=$3
 work=$(mktemp -d /tmp/sax-sweep-cli.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-failures=0
-passes=0
-check() { # check NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then
-        passes=$((passes + 1))
-    else
-        echo "FAILED: $name" >&2
-        failures=$((failures + 1))
-    fi
-}
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
@@ -137,5 +126,4 @@ cmp -s <(h5dump -d /best -d /pareto -d /best_per_value -d /baseline_best full.h5
        <(h5dump -d /best -d /pareto -d /best_per_value -d /baseline_best part.h5 | tail -n +2)
 check "--resume writes the uninterrupted reductions to HDF5" test $? -eq 0
 
-echo "sweep_cli: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+check_summary sweep_cli

@@ -16,6 +16,7 @@
 # Every daemon started is stopped by PID on exit, also on failure; daemons of earlier runs of this test
 # whose test process is gone are stopped first (only those: their directories are this test's).
 set -u
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
 MPIEXEC=$2
 SRC=$3
@@ -26,18 +27,6 @@ same_results() { "$PY" "$SRC/tests/jobs/same_results.py" "$@"; }
 T0=$(date +%s)
 
 note() { printf 'slurm_jobs: [%3d s] %s\n' $(($(date +%s) - T0)) "$*"; }
-failures=0
-passes=0
-check() { # check NAME COMMAND... - count a pass or report a failure
-    local name=$1
-    shift
-    if "$@"; then
-        passes=$((passes + 1))
-    else
-        echo "FAILED: $name" >&2
-        failures=$((failures + 1))
-    fi
-}
 job_ok() { # LOG STATE - the job ended with exit code 0; else show the end of its log
     grep -q 'JobState=COMPLETED ExitCode=0:0' <<< "$2" && return 0
     echo "--- end of $1:" >&2
@@ -45,8 +34,7 @@ job_ok() { # LOG STATE - the job ended with exit code 0; else show the end of it
     return 1
 }
 fatal() { # a step the rest depends on failed: report and stop
-    echo "FAILED: $*" >&2
-    failures=$((failures + 1))
+    fail "$*"
     exit 1
 }
 

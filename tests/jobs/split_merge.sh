@@ -5,6 +5,7 @@
 # sweep of the whole study (with /rows in one case). Then the refusals: bad input to split.py, a
 # missing part, a part of another study.
 set -u
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
 SRC=$2
 JOBS=$SRC/jobs
@@ -13,18 +14,6 @@ same_results() { "$PY" "$SRC/tests/jobs/same_results.py" "$@"; }
 work=$(mktemp -d /tmp/sax-split-merge.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-failures=0
-passes=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then
-        passes=$((passes + 1))
-    else
-        echo "FAILED: $name" >&2
-        failures=$((failures + 1))
-    fi
-}
 
 # Sweeps every part of DIR (a plain process each) into the results file the manifest names.
 sweep_parts() { # DIR [SWEEP ARGS...]
@@ -102,5 +91,4 @@ cp p-regions-6/part-0003/results.h5 p-campus-6/part-0003/results.h5
 check "merge.py with a part of another study exits 2" test $? -eq 2
 check "... saying what differs" grep -q "part-0003/results.h5: /space/.* differs\|part-0003/results.h5: attribute\|part-0003/results.h5: holds" err.txt
 
-echo "split_merge: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+check_summary split_merge

@@ -8,6 +8,7 @@
 # exit 2 naming the missing checkpoint, and a new sweep to the same name completes with the
 # identical results.
 set -u
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 sax=$1
 mpiexec=$2
 config=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
@@ -16,17 +17,6 @@ py=/usr/bin/python3
 work=$(mktemp -d /tmp/sax-kill.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-failures=0
-check() { # NAME COMMAND... : passes when COMMAND succeeds
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok: $name"
-    else
-        echo "FAIL: $name"
-        failures=$((failures + 1))
-    fi
-}
 no_results_file() { [[ ! -e $1 ]]; }
 same() { "$py" "$here/h5_same.py" "$@"; }
 
@@ -82,8 +72,7 @@ kill_rank() { # first|last (rank 0 or 1: mpiexec starts them in order) OUT CHECK
     # mpiexec starts the ranks as its children, rank 0 first
     victim=$(pgrep -P "$mp" | sort -n | { if [[ $which == first ]]; then head -n 1; else tail -n 1; fi; })
     if [[ -z $victim ]]; then
-        echo "FAIL: no rank process found under mpiexec $mp"
-        failures=$((failures + 1))
+        fail "no rank process found under mpiexec $mp"
     else
         kill -KILL "$victim"
         echo "killed pid $victim ($which rank) of mpiexec $mp with SIGKILL"
@@ -94,8 +83,7 @@ kill_rank() { # first|last (rank 0 or 1: mpiexec starts them in order) OUT CHECK
         sleep 0.1
     done
     if kill -0 "$mp" 2> /dev/null; then
-        echo "FAIL: mpiexec still running 60 s after the kill"
-        failures=$((failures + 1))
+        fail "mpiexec still running 60 s after the kill"
         kill -KILL "$mp"
     fi
     wait "$mp"
@@ -174,5 +162,4 @@ check "at least one kill landed inside the write" test "$caught" -ge 1
 check "a new sweep next to a leftover temporary file exits 0" test $? -eq 0
 check "and is complete" same rows-ref.h5 w.h5
 
-echo "=== $failures failure(s)"
-[[ $failures -eq 0 ]]
+check_summary interrupt
