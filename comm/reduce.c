@@ -121,6 +121,7 @@ static bool better(double t, int64_t index, const sax_record_t *than)
 
 static void fill(sax_record_t *dst, const sax_search_cursor_t *cur, const sax_result_t *res)
 {
+    memset(dst, 0, sizeof *dst); /* padding too: records are written raw to checkpoints */
     dst->index = cur->index;
     dst->scenario = cur->scenario;
     dst->candidate = cur->candidate;
