@@ -99,6 +99,24 @@ static void test_oversubscription_contention(void **state)
     near(sax_collective_s(&cl, &c, &lay, SAX_DIM_DP, 'R', S, 2.0, &xs), 3 * 5e-6 + 0.75 * S / (25e9 / 4));
 }
 
+/* cluster4's domains and tier, as two sites of 16 GPUs joined by a 100 GB/s link with 1 ms latency */
+static void two_sites(sax_cluster_t *cl)
+{
+    cluster4(cl);
+    cl->tiers[0].gpus = 16;
+    cl->n_sites = 2;
+    cl->sites[0].gpus = cl->sites[1].gpus = 16;
+    cl->n_links = 1;
+    cl->links[0] = (sax_site_link_t){.a = 0,
+                                     .b = 1,
+                                     .bw_Bps = 100e9,
+                                     .latency_s = 1e-3,
+                                     .mtu_bytes = 4096,
+                                     .window_bytes = 1e12,
+                                     .pfc_headroom_bytes = 1e12,
+                                     .uplink_oversubscription = 1.0};
+}
+
 /* Two sites of 16 GPUs joined by a 100 GB/s link with 1 ms latency; DP 2 across them (TP 16 would
  * not fit a domain, so TP 8 and the DP group {rank 0, rank 16}... with order tp,cp,pp,dp and
  * pp = 2: TP 8 x PP 2 fill a site, DP 2 spans the sites). Hierarchical and ring both cross once
@@ -108,19 +126,7 @@ static void test_cross_site_ring(void **state)
 {
     (void)state;
     sax_cluster_t cl;
-    cluster4(&cl);
-    cl.tiers[0].gpus = 16;
-    cl.n_sites = 2;
-    cl.sites[0].gpus = cl.sites[1].gpus = 16;
-    cl.n_links = 1;
-    cl.links[0] = (sax_site_link_t){.a = 0,
-                                    .b = 1,
-                                    .bw_Bps = 100e9,
-                                    .latency_s = 1e-3,
-                                    .mtu_bytes = 4096,
-                                    .window_bytes = 1e12,
-                                    .pfc_headroom_bytes = 1e12,
-                                    .uplink_oversubscription = 1.0};
+    two_sites(&cl);
     sax_candidate_t c = cand(8, 2);
     c.pp = 2;
     sax_layout_t lay;
@@ -143,19 +149,7 @@ static void test_ep_left_out_sits_inside_dp(void **state)
 {
     (void)state;
     sax_cluster_t cl;
-    cluster4(&cl);
-    cl.tiers[0].gpus = 16;
-    cl.n_sites = 2;
-    cl.sites[0].gpus = cl.sites[1].gpus = 16;
-    cl.n_links = 1;
-    cl.links[0] = (sax_site_link_t){.a = 0,
-                                    .b = 1,
-                                    .bw_Bps = 100e9,
-                                    .latency_s = 1e-3,
-                                    .mtu_bytes = 4096,
-                                    .window_bytes = 1e12,
-                                    .pfc_headroom_bytes = 1e12,
-                                    .uplink_oversubscription = 1.0};
+    two_sites(&cl);
     sax_candidate_t c = cand(8, 4);
     c.ep = 2;
     sax_layout_t lay;
