@@ -461,7 +461,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     if (g_rank != 0 && !freopen("/dev/null", "w", stdout))
         return 1;
-    snprintf(g_dir, sizeof g_dir, "%s/tests/io/results-out-np%d", SAX_BINARY_DIR, g_size);
+    /* Under the working directory (CTest: the build's tests/io, where the other results tests find
+     * results-out-np1/roundtrip-np1.h5), so that the valgrind run of this binary, in a directory of its
+     * own, never meets a concurrent run's files. */
+    char cwd[400] = ".";
+    if (g_rank == 0 && !getcwd(cwd, sizeof cwd))
+        snprintf(cwd, sizeof cwd, ".");
+    MPI_Bcast(cwd, (int)sizeof cwd, MPI_CHAR, 0, MPI_COMM_WORLD);
+    snprintf(g_dir, sizeof g_dir, "%s/results-out-np%d", cwd, g_size);
     if (g_rank == 0)
         mkdir(g_dir, 0755);
     MPI_Barrier(MPI_COMM_WORLD);
