@@ -5,9 +5,11 @@
  * only and written by it inside collective H5Dwrite calls (the other ranks select nothing);
  * /rows is written by every rank at offsets computed from the runs all ranks announce, so its
  * order is (scenario, index) whatever the number of ranks. The file is written under a temporary
- * name and renamed by rank 0 once every rank has closed it.
+ * name and renamed by rank 0 once every rank has closed it. Before it is created, rank 0 checks that
+ * an upper bound of its size fits the free space and the ranks' file-size limit, and every rank
+ * agrees on the verdict: HDF5 1.10 does not survive a write that fails for lack of room.
  */
-#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r, truncate */
 
 #include "results_hdf5.h"
 
@@ -772,7 +774,8 @@ static sax_status_t share_provenance(MPI_Comm comm, int rank, const sax_results_
  * messages, is 5.8 KiB; the root's 22 attribute messages take 1.7 KiB; a variable-length string
  * takes about 30 bytes beyond its text in the global heap; superblock, groups, link B-trees and
  * local heaps 5.3 KiB; the chunk index of /rows 131 bytes per chunk. Rows compress 10-29 times in
- * practice, so the uncompressed /rows also covers chunks that a multi-round write reallocates. */
+ * the measured files, so counting /rows uncompressed also leaves room for the space HDF5 loses when
+ * a parallel filtered write reallocates a chunk (up to 120 KiB in the measured files). */
 #define SAX_H5_FILE_BYTES (32 * 1024)    /* superblock, the two groups, their link B-trees and heaps */
 #define SAX_H5_DATASET_BYTES (16 * 1024) /* object header: datatype, dataspace, layout, fill, link */
 #define SAX_H5_ATTRIBUTE_BYTES 512       /* attribute message, global heap collection slack */
