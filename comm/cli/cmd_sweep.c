@@ -763,8 +763,20 @@ static int run(int argc, char **argv)
     memcpy(res.infeasible, c->infeasible, sizeof res.infeasible);
     st = sax_results_write(comm, a.out, &res, rows.rows, rows.n, rows.runs, rows.n_runs, a.force || a.resume,
                            &err);
-    if ((st = agree(comm, st, &err, rank == 0)) != SAX_OK)
+    if ((st = agree(comm, st, &err, rank == 0)) != SAX_OK) {
+        /* a full disk or a file-size limit: keep what the sweep found, so that --resume only writes */
+        if (rank == 0 && st == SAX_ERR_IO && a.store == SAX_STORE_NONE) {
+            sax_error_t ck = {{0}};
+            if (sax_checkpoint_save(ckpt, hash, elapsed, &done, acc, &ck) == SAX_OK)
+                fprintf(stderr,
+                        "sax sweep: the evaluated sweep is kept in %s; once there is room, write the "
+                        "results with: sax sweep %s -o %s --resume\n",
+                        ckpt, a.config, a.out);
+            else
+                fprintf(stderr, "sax sweep: the evaluated sweep could not be kept either: %s\n", ck.text);
+        }
         goto out;
+    }
     if (rank == 0) {
         remove(ckpt); /* the results are written: a checkpoint for them (--resume, --force) is obsolete */
         if (c->bound_violations > 0)

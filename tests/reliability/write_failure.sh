@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs|race NP [--exit-status]
+# write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs|race|keep NP [--exit-status]
 # write_failure.sh SAX MPIEXEC CONFIG.json outputs EVAL_CONFIG.json
 # A sweep whose results file cannot be written (docs/reliability.md, "Failing writes"):
 #   ulimit  the file-size limit (ulimit -f 512: 512 KiB) is smaller than the results file; SIGXFSZ is
@@ -8,6 +8,9 @@
 #           mount is refused), where a write would fail with ENOSPC
 #   race    the disk fills during the write, after the pre-flight check passed: an 80 MiB tmpfs,
 #           filled as soon as the temporary file appears (skipped, exit 77, if the write wins)
+#   keep    a sweep without --store into a 512 KiB tmpfs: refused like tmpfs, but the evaluated
+#           sweep is kept in RESULTS.h5.ckpt; after the tmpfs grows, --resume writes the results,
+#           identical to a sweep that had room
 #   outputs the other writers on a full tmpfs: sax pareto --csv/--svg, sax report --svg-dir and
 #           sax eval EVAL_CONFIG --trace must exit 1, name the file and leave no file behind
 # Checks: exit status 1; nothing under the final name and no temporary file; a message naming the
@@ -16,6 +19,7 @@
 # NP ranks (NP 1: a plain process); --exit-status launches through MPIEXEC even with NP 1, so the
 # status checked is the one a job script sees.
 set -u
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 sax=$1
 mpiexec=$2
 config=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
@@ -70,6 +74,19 @@ tmpfs)
     status=$?
     why="are free in $dir"
     ;;
+keep)
+    dir=$work/keep
+    mkdir -p "$dir"
+    if ! mount -t tmpfs -o size=512k tmpfs "$dir" 2> mount.err; then
+        echo "SKIP: cannot mount a small tmpfs here ($(cat mount.err)); the full-disk case was not tested"
+        exit 77
+    fi
+    mounted=$dir
+    out=$dir/out.h5
+    launch sweep "$config" -o "$out" > run.out 2> run.err
+    status=$?
+    why="are free in $dir"
+    ;;
 race)
     # The disk fills after the pre-flight check passed: a tmpfs with room for the file's bound (65 MiB
     # for kill-sweep.json --store all), filled (fallocate) as soon as the temporary file appears.
@@ -107,7 +124,6 @@ outputs)
     fi
     mounted=$dir
     dd if=/dev/zero of="$dir/filler" bs=4k > /dev/null 2>&1 # until the disk is full
-    failures=0
     for cmd in "pareto results.h5 --csv $dir/front.csv" "pareto results.h5 --svg $dir/front.svg" \
         "report results.h5 --svg-dir $dir/plots" "eval $np --trace $dir/trace.json"; do
         # shellcheck disable=SC2086
@@ -116,31 +132,19 @@ outputs)
         left=$(find "$dir" -type f ! -name filler)
         echo "sax $cmd: exit $status: $(head -n 1 <<<"$out"); left: ${left:-nothing}"
         file=${cmd##* }
-        if [[ $status -ne 1 ]] || ! grep -q "$file" <<<"$out" || [[ -n $left ]]; then
-            echo "FAIL: sax $cmd on a full disk: expected exit 1, $file named, no file left"
-            failures=$((failures + 1))
-        fi
+        check "sax $cmd on a full disk: exit 1, $file named, no file left" \
+            test "$status" -eq 1 -a -z "$left" -a -n "$(grep -F "$file" <<<"$out")"
         rm -rf "${left:-/nonexistent}"
     done
-    echo "=== $failures failure(s)"
-    [[ $failures -eq 0 ]]
+    check_summary write_failure
     exit
     ;;
 *)
-    echo "usage: write_failure.sh SAX MPIEXEC CONFIG ulimit|tmpfs|race|outputs NP [--exit-status]"
+    echo "usage: write_failure.sh SAX MPIEXEC CONFIG ulimit|tmpfs|race|keep|outputs NP [--exit-status]"
     exit 2
     ;;
 esac
 
-failures=0
-check() {
-    local name=$1
-    shift
-    if "$@"; then echo "ok: $name"; else
-        echo "FAIL: $name"
-        failures=$((failures + 1))
-    fi
-}
 grep -v "candidates (" run.err | head -n 20
 echo "--- exit status $status; left in $dir: $(ls "$dir" | tr '\n' ' ')"
 check "exit status 1 (the run failed)" test "$status" -eq 1
@@ -152,5 +156,15 @@ else
     check "the message names the results file" grep -qF "$out: cannot write the results: they need up to" run.err
     check "the message says what is available ($why)" grep -qF "$why" run.err
 fi
-echo "=== $failures failure(s)"
-[[ $failures -eq 0 ]]
+if [[ $mode == keep ]]; then
+    check "the message says the evaluated sweep is kept" grep -qF "the evaluated sweep is kept in $out.ckpt" run.err
+    check "the checkpoint exists" test -f "$out.ckpt"
+    mount -o remount,size=16m "$dir"
+    launch sweep "$config" -o "$out" --resume > resume.out 2> resume.err
+    check "--resume once there is room exits 0" test $? -eq 0
+    "$sax" sweep "$config" -o "$work/ref.h5" > /dev/null 2>&1
+    check "and writes the results of a sweep that had room" /usr/bin/python3 "$(dirname "$0")/h5_same.py" \
+        "$work/ref.h5" "$out"
+    check "the checkpoint is gone" test ! -e "$out.ckpt"
+fi
+check_summary write_failure
