@@ -47,6 +47,18 @@ launch() {
     fi
 }
 
+# mount_tmpfs NAME SIZE: a tmpfs of SIZE at $work/NAME, which becomes $dir (needs root: skipped,
+# exit 77, when the mount is refused)
+mount_tmpfs() {
+    dir=$work/$1
+    mkdir -p "$dir"
+    if ! mount -t tmpfs -o size="$2" tmpfs "$dir" 2> mount.err; then
+        echo "SKIP: cannot mount a $2 tmpfs here ($(cat mount.err)); the $mode case was not tested"
+        exit 77
+    fi
+    mounted=$dir
+}
+
 case $mode in
 ulimit)
     dir=$work
@@ -62,26 +74,14 @@ ulimit)
     why="the file-size limit (ulimit -f) is 512 KiB"
     ;;
 tmpfs)
-    dir=$work/small
-    mkdir -p "$dir"
-    if ! mount -t tmpfs -o size=256k tmpfs "$dir" 2> mount.err; then
-        echo "SKIP: cannot mount a small tmpfs here ($(cat mount.err)); the full-disk case was not tested"
-        exit 77
-    fi
-    mounted=$dir
+    mount_tmpfs small 256k
     out=$dir/out.h5
     launch sweep "$config" -o "$out" --store all > run.out 2> run.err
     status=$?
     why="are free in $dir"
     ;;
 keep)
-    dir=$work/keep
-    mkdir -p "$dir"
-    if ! mount -t tmpfs -o size=512k tmpfs "$dir" 2> mount.err; then
-        echo "SKIP: cannot mount a small tmpfs here ($(cat mount.err)); the full-disk case was not tested"
-        exit 77
-    fi
-    mounted=$dir
+    mount_tmpfs keep 512k
     out=$dir/out.h5
     launch sweep "$config" -o "$out" > run.out 2> run.err
     status=$?
@@ -90,13 +90,7 @@ keep)
 race)
     # The disk fills after the pre-flight check passed: a tmpfs with room for the file's bound (65 MiB
     # for kill-sweep.json --store all), filled (fallocate) as soon as the temporary file appears.
-    dir=$work/race
-    mkdir -p "$dir"
-    if ! mount -t tmpfs -o size=80m tmpfs "$dir" 2> mount.err; then
-        echo "SKIP: cannot mount a tmpfs here ($(cat mount.err)); the disk-filling race was not tested"
-        exit 77
-    fi
-    mounted=$dir
+    mount_tmpfs race 80m
     out=$dir/out.h5
     # a deadlock inside HDF5 (docs/reliability.md, "Known gaps") ends as exit status 124
     prefix=(timeout -k 5 90)
@@ -116,13 +110,7 @@ race)
     ;;
 outputs)
     "$sax" sweep "$config" -o results.h5 --store all > /dev/null 2>&1 || { echo "FAIL: the sweep"; exit 1; }
-    dir=$work/full
-    mkdir -p "$dir"
-    if ! mount -t tmpfs -o size=64k tmpfs "$dir" 2> mount.err; then
-        echo "SKIP: cannot mount a small tmpfs here ($(cat mount.err)); the full-disk case was not tested"
-        exit 77
-    fi
-    mounted=$dir
+    mount_tmpfs full 64k
     dd if=/dev/zero of="$dir/filler" bs=4k > /dev/null 2>&1 # until the disk is full
     for cmd in "pareto results.h5 --csv $dir/front.csv" "pareto results.h5 --svg $dir/front.svg" \
         "report results.h5 --svg-dir $dir/plots" "eval $np --trace $dir/trace.json"; do
