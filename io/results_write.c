@@ -9,11 +9,12 @@
  * an upper bound of its size fits the free space and the ranks' file-size limit, and every rank
  * agrees on the verdict: HDF5 1.10 does not survive a write that fails for lack of room.
  */
-#define _POSIX_C_SOURCE 200809L /* gmtime_r, truncate */
+#define _GNU_SOURCE /* fallocate (Linux), and POSIX: gmtime_r, truncate */
 
 #include "results_hdf5.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -912,6 +913,38 @@ static sax_status_t preflight(MPI_Comm comm, int rank, const char *path, const s
     return v.status == SAX_OK ? SAX_OK : sax_error_set(err, (sax_status_t)v.status, "%s", v.msg);
 }
 
+/* Collective, once the file exists: rank 0 reserves `bytes` (the bound) on disk for it without
+ * changing its size (Linux fallocate, FALLOC_FL_KEEP_SIZE), so that the disk filling up from now on
+ * (another job on the same filesystem) cannot fail the write. Where the filesystem cannot reserve,
+ * or the room went meanwhile, the write goes on unreserved, as it would anyway. */
+static void reserve_room(MPI_Comm comm, int rank, const char *path, double bytes)
+{
+#ifdef FALLOC_FL_KEEP_SIZE
+    if (rank == 0 && bytes > 0) {
+        int fd = open(path, O_WRONLY);
+        if (fd >= 0) {
+            int rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes);
+            (void)rc; /* EOPNOTSUPP, ENOSPC: unreserved */
+            close(fd);
+        }
+    }
+#else
+    (void)rank;
+    (void)path;
+    (void)bytes;
+#endif
+    MPI_Barrier(comm); /* no rank writes before the room is reserved */
+}
+
+/* Rank 0, after the close: the reserved blocks beyond the end of the file go back to the
+ * filesystem (truncating to the same size frees them on ext4, XFS and tmpfs). */
+static void release_room(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && truncate(path, sb.st_size) != 0)
+        return; /* the reservation stays until the file is removed: space, not correctness */
+}
+
 /* ---- entry points ------------------------------------------------------------------------------- */
 
 sax_status_t sax_results_check_target(const char *path, bool force, sax_error_t *err)
@@ -1022,6 +1055,7 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
             st = sax_error_set(err, SAX_ERR_IO, "%s: cannot create the results file (%s)", plan.tmp,
                                strerror(errno));
     }
+    reserve_room(comm, w.rank, plan.tmp, w.file >= 0 ? bound : 0.0);
     w.dxpl = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
     if (st == SAX_OK)
@@ -1063,6 +1097,8 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
     memset(&out, 0, sizeof out);
     if (w.rank == 0) {
         out.status = worst;
+        if (worst == SAX_OK)
+            release_room(plan.tmp);
         if (worst == SAX_OK && rename(plan.tmp, path) != 0) {
             out.status = (int)SAX_ERR_IO;
             if (snprintf(out.msg, sizeof out.msg, "%s: cannot rename %s to it: %s", path, plan.tmp,

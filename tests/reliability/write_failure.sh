@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs|race|keep NP [--exit-status]
+# write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs|race|reserved|keep NP [--exit-status]
 # write_failure.sh SAX MPIEXEC CONFIG.json outputs EVAL_CONFIG.json
 # A sweep whose results file cannot be written (docs/reliability.md, "Failing writes"):
 #   ulimit  the file-size limit (ulimit -f 512: 512 KiB) is smaller than the results file; SIGXFSZ is
@@ -7,7 +7,11 @@
 #   tmpfs   the results go to a 256 KiB tmpfs (mounted here; needs root; skipped, exit 77, when the
 #           mount is refused), where a write would fail with ENOSPC
 #   race    the disk fills during the write, after the pre-flight check passed: an 80 MiB tmpfs,
-#           filled as soon as the temporary file appears (skipped, exit 77, if the write wins)
+#           filled as soon as the first temporary file appears (Open MPI's lock test, before the
+#           results file exists and its room is reserved; skipped, exit 77, if the write wins)
+#   reserved the same tmpfs filled once the results file has reserved its room (its allocated
+#           size reaches the bound): the write must succeed, identical to a sweep that had room, and
+#           give back what it did not use
 #   keep    a sweep without --store into a 512 KiB tmpfs: refused like tmpfs, but the evaluated
 #           sweep is kept in RESULTS.h5.ckpt; after the tmpfs grows, --resume writes the results,
 #           identical to a sweep that had room
@@ -107,6 +111,41 @@ race)
         echo "SKIP: the write finished before the disk was filled; the race was not tested"
         exit 77
     fi
+    ;;
+reserved)
+    mount_tmpfs reserved 80m
+    out=$dir/out.h5
+    prefix=(timeout -k 5 90)
+    launch sweep "$config" -o "$out" --store all > run.out 2> run.err &
+    pid=$!
+    # the bound of kill-sweep.json --store all is 64.8 MiB: wait until 60 MiB are allocated
+    reserved=0
+    while kill -0 "$pid" 2> /dev/null; do
+        tmp=$(compgen -G "$out.tmp.[0-9]*" | grep -v locktest | head -n 1)
+        if [[ -n $tmp ]] && [[ $(du -k "$tmp" 2> /dev/null | cut -f1) -ge 61440 ]]; then
+            reserved=1
+            break
+        fi
+        sleep 0.001
+    done
+    avail=$(df -B1 --output=avail "$dir" | tail -n 1)
+    fallocate -l $((avail - 1048576)) "$dir/filler" 2> /dev/null
+    dd if=/dev/zero of="$dir/filler2" bs=4k > /dev/null 2>&1
+    echo "filled the disk $([[ $reserved -eq 1 ]] && echo "after the reservation" || echo "after the sweep ended")"
+    wait "$pid"
+    status=$?
+    rm -f "$dir/filler" "$dir/filler2"
+    grep -v "candidates (" run.err | head -n 20
+    check "the room was reserved before the disk was filled" test "$reserved" -eq 1
+    check "exit status 0 (the reserved room sufficed)" test "$status" -eq 0
+    "$sax" sweep "$config" -o "$work/ref.h5" --store all > /dev/null 2>&1
+    check "the results equal a sweep that had room" /usr/bin/python3 "$(dirname "$0")/h5_same.py" \
+        "$work/ref.h5" "$out"
+    used=$(du -k "$out" | cut -f1)
+    check "the unused reservation was given back ($used KiB allocated)" test "$used" -lt 10240
+    check "no temporary file left" test -z "$(compgen -G "$out.tmp.*")"
+    check_summary write_failure
+    exit
     ;;
 outputs)
     "$sax" sweep "$config" -o results.h5 --store all > /dev/null 2>&1 || { echo "FAIL: the sweep"; exit 1; }
