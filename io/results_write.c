@@ -6,8 +6,9 @@
  * /rows is written by every rank at offsets computed from the runs all ranks announce, so its
  * order is (scenario, index) whatever the number of ranks. The file is written under a temporary
  * name and renamed by rank 0 once every rank has closed it. Before it is created, rank 0 checks that
- * an upper bound of its size fits the free space and the ranks' file-size limit, and every rank
- * agrees on the verdict: HDF5 1.10 does not survive a write that fails for lack of room.
+ * its size (an upper bound, with /rows estimated compressed) fits the free space and the ranks'
+ * file-size limit, and every rank agrees on the verdict: HDF5 1.10 does not survive a write that
+ * fails for lack of room. Once it exists, that room is reserved for it.
  */
 #define _GNU_SOURCE /* fallocate (Linux), and POSIX: gmtime_r, truncate */
 
@@ -769,14 +770,15 @@ static sax_status_t share_provenance(MPI_Comm comm, int rank, const sax_results_
  * file ID registered and HDF5's shutdown then crashes (HDF5 issue 2257), and at 2 ranks the
  * collective close can deadlock. So the room is checked before the file exists, against an upper
  * bound of its size: the bytes of every dataset (/rows uncompressed: deflate only makes it smaller,
- * up to zlib's worst-case expansion), every string, and allowances for HDF5's own structures of
+ * up to zlib's worst-case expansion; for the decision itself /rows counts at an estimate of its
+ * compressed size, SAX_H5_ROW_ESTIMATE_BYTES), every string, and allowances for HDF5's own structures of
  * two to eight times what h5stat and H5Oget_info show in real files (docs/reliability.md, "Failing
  * writes"): the largest object header, a row dataset's with its compound datatype and attribute
  * messages, is 5.8 KiB; the root's 22 attribute messages take 1.7 KiB; a variable-length string
  * takes about 30 bytes beyond its text in the global heap; superblock, groups, link B-trees and
  * local heaps 5.3 KiB; the chunk index of /rows 131 bytes per chunk. Rows compress 10-29 times in
- * the measured files, so counting /rows uncompressed also leaves room for the space HDF5 loses when
- * a parallel filtered write reallocates a chunk (up to 120 KiB in the measured files). */
+ * the measured files, so the estimate's 2.5-fold margin also leaves room for the space HDF5 loses
+ * when a parallel filtered write reallocates a chunk (up to 120 KiB in the measured files). */
 #define SAX_H5_FILE_BYTES (32 * 1024)    /* superblock, the two groups, their link B-trees and heaps */
 #define SAX_H5_DATASET_BYTES (16 * 1024) /* object header: datatype, dataspace, layout, fill, link */
 #define SAX_H5_ATTRIBUTE_BYTES 512       /* attribute message, global heap collection slack */
@@ -785,6 +787,10 @@ static sax_status_t share_provenance(MPI_Comm comm, int rank, const sax_results_
 #define SAX_H5_STRING_BYTES 64           /* per string beyond its text: heap ID, heap object header */
 #define SAX_H5_CHUNK_BYTES 1024          /* per /rows chunk: its entry and node share in the index */
 #define SAX_H5_DESCRIPTION_BYTES 512     /* a dataset's description and units (150 characters at most) */
+/* What a row of /rows takes on disk compressed, for deciding whether the file fits: 9.5-26 bytes in
+ * the measured files (docs/reliability.md), so 64 is 2.5 times the least compressible. An estimate,
+ * not a bound: counting 272 uncompressed bytes would refuse files that fit by 8-27 times. */
+#define SAX_H5_ROW_ESTIMATE_BYTES 64
 
 static double str_bytes(const char *s) { return (double)(s ? strlen(s) : 0) + SAX_H5_STRING_BYTES; }
 
@@ -800,9 +806,10 @@ static void bytes_text(double bytes, char *buf, size_t len)
     snprintf(buf, len, "%.3g %s", bytes, units[u]);
 }
 
-/* An upper bound of the size of the file that write_file makes from `r` (the shared results) with
- * `n_rows` rows in /rows. */
-static double results_bound_bytes(const sax_results_t *r, int64_t n_rows)
+/* The size of the file that write_file makes from `r` (the shared results) with `n_rows` rows in
+ * /rows: an upper bound, or with `rows_compressed` the same with /rows at its estimated compressed
+ * size (exact as a bound when there are no rows). */
+static double results_bound_bytes(const sax_results_t *r, int64_t n_rows, bool rows_compressed)
 {
     const sax_space_desc_t *sp = r->space;
     bool rows = r->store != SAX_STORE_NONE;
@@ -850,17 +857,22 @@ static double results_bound_bytes(const sax_results_t *r, int64_t n_rows)
         double n_chunks = (double)((n_rows + chunk - 1) / chunk), chunk_bytes = (double)chunk * row;
         /* zlib's compressBound: n + n/4096 + n/16384 + n/2^25 + 13 */
         double expansion = chunk_bytes / 4096 + chunk_bytes / 16384 + chunk_bytes / 33554432 + 13;
-        bytes += (double)n_rows * row + n_chunks * (expansion + SAX_H5_CHUNK_BYTES);
+        if (rows_compressed)
+            bytes += (double)n_rows * SAX_H5_ROW_ESTIMATE_BYTES + n_chunks * SAX_H5_CHUNK_BYTES;
+        else
+            bytes += (double)n_rows * row + n_chunks * (expansion + SAX_H5_CHUNK_BYTES);
     }
     return bytes;
 }
 
-/* Collective, before the file exists: rank 0 compares the bound with the space free in the target
- * directory and with the smallest file-size limit (RLIMIT_FSIZE, soft) of any rank, and every rank
- * learns the verdict: SAX_ERR_IO, naming the file, what it needs and what there is, when it cannot
- * fit. An unknown free space (statvfs failing) does not refuse. */
+/* Collective, before the file exists: rank 0 compares what the file needs (/rows at its estimated
+ * compressed size) with the space free in the target directory and with the smallest file-size
+ * limit (RLIMIT_FSIZE, soft) of any rank, and every rank learns the verdict: SAX_ERR_IO, naming the
+ * file, what it needs and what there is, when it cannot fit. An unknown free space (statvfs failing)
+ * does not refuse. *bound is the upper bound; *reserve what to reserve once the file exists: the
+ * upper bound where it fits, else what the file needs. */
 static sax_status_t preflight(MPI_Comm comm, int rank, const char *path, const sax_results_t *r,
-                              const sax_row_source_t *src, double *bound, sax_error_t *err)
+                              const sax_row_source_t *src, double *bound, double *reserve, sax_error_t *err)
 {
     int64_t mine = r->store != SAX_STORE_NONE ? src->n : 0, n_rows = 0;
     MPI_Allreduce(&mine, &n_rows, 1, MPI_INT64_T, MPI_SUM, comm);
@@ -872,12 +884,13 @@ static sax_status_t preflight(MPI_Comm comm, int rank, const char *path, const s
 
     struct {
         int status;
-        double bound;
+        double bound, reserve;
         char msg[sizeof err->text];
     } v;
     memset(&v, 0, sizeof v);
     if (rank == 0) {
-        v.bound = results_bound_bytes(r, n_rows);
+        v.bound = results_bound_bytes(r, n_rows, false);
+        double needed = results_bound_bytes(r, n_rows, true);
         char dir[4096], need[32], have[32];
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
@@ -887,29 +900,33 @@ static sax_status_t preflight(MPI_Comm comm, int rank, const char *path, const s
             slash[slash == dir ? 1 : 0] = '\0';
         struct statvfs fs;
         double free_bytes = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : HUGE_VAL;
-        bytes_text(v.bound, need, sizeof need);
-        char why[96] = "";
-        if (n_rows > 0 && snprintf(why, sizeof why, " (/rows counted uncompressed: %lld rows of %zu B)",
-                                   (long long)n_rows, sizeof(sax_row_t)) < 0)
+        bytes_text(needed, need, sizeof need);
+        char why[128] = "";
+        if (n_rows > 0 &&
+            snprintf(why, sizeof why, " (/rows estimated at %d B per row compressed: %lld rows)",
+                     SAX_H5_ROW_ESTIMATE_BYTES, (long long)n_rows) < 0)
             why[0] = '\0';
+        const char *amount = n_rows > 0 ? "about" : "up to";
         int len = 0;
-        if (v.bound > (double)min_limit) {
+        if (needed > (double)min_limit) {
             bytes_text((double)min_limit, have, sizeof have);
             len = snprintf(v.msg, sizeof v.msg,
-                           "%s: cannot write the results: they need up to %s%s and the file-size limit "
+                           "%s: cannot write the results: they need %s %s%s and the file-size limit "
                            "(ulimit -f) is %s",
-                           path, need, why, have);
-        } else if (v.bound > free_bytes) {
+                           path, amount, need, why, have);
+        } else if (needed > free_bytes) {
             bytes_text(free_bytes, have, sizeof have);
             len = snprintf(v.msg, sizeof v.msg,
-                           "%s: cannot write the results: they need up to %s%s and only %s are free in %s",
-                           path, need, why, have, dir);
+                           "%s: cannot write the results: they need %s %s%s and only %s are free in %s", path,
+                           amount, need, why, have, dir);
         }
         if (v.msg[0] != '\0' || len < 0)
             v.status = (int)SAX_ERR_IO;
+        v.reserve = v.bound <= fmin(free_bytes, (double)min_limit) ? v.bound : needed;
     }
     MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, 0, comm);
     *bound = v.bound;
+    *reserve = v.reserve;
     return v.status == SAX_OK ? SAX_OK : sax_error_set(err, (sax_status_t)v.status, "%s", v.msg);
 }
 
@@ -1030,8 +1047,8 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
     if (st != SAX_OK)
         return st;
     res = w.res = &shared;
-    double bound = 0;
-    st = preflight(comm, w.rank, path, res, src, &bound, err);
+    double bound = 0, reserve = 0;
+    st = preflight(comm, w.rank, path, res, src, &bound, &reserve, err);
     if (stats)
         stats->bound_bytes = bound;
     if (st != SAX_OK) {
@@ -1055,7 +1072,7 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
             st = sax_error_set(err, SAX_ERR_IO, "%s: cannot create the results file (%s)", plan.tmp,
                                strerror(errno));
     }
-    reserve_room(comm, w.rank, plan.tmp, w.file >= 0 ? bound : 0.0);
+    reserve_room(comm, w.rank, plan.tmp, w.file >= 0 ? reserve : 0.0);
     w.dxpl = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE);
     if (st == SAX_OK)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs|race|reserved|keep NP [--exit-status]
+# write_failure.sh SAX MPIEXEC CONFIG.json ulimit|tmpfs|race|reserved|fits|keep NP [--exit-status]
 # write_failure.sh SAX MPIEXEC CONFIG.json outputs EVAL_CONFIG.json
 # A sweep whose results file cannot be written (docs/reliability.md, "Failing writes"):
 #   ulimit  the file-size limit (ulimit -f 512: 512 KiB) is smaller than the results file; SIGXFSZ is
@@ -9,6 +9,8 @@
 #   race    the disk fills during the write, after the pre-flight check passed: an 80 MiB tmpfs,
 #           filled as soon as the first temporary file appears (Open MPI's lock test, before the
 #           results file exists and its room is reserved; skipped, exit 77, if the write wins)
+#   fits    a 24 MiB tmpfs: smaller than the file's upper bound (/rows uncompressed), larger than
+#           its estimate (/rows compressed): the sweep must write it
 #   reserved the same tmpfs filled once the results file has reserved its room (its allocated
 #           size reaches the bound): the write must succeed, identical to a sweep that had room, and
 #           give back what it did not use
@@ -112,6 +114,24 @@ race)
         exit 77
     fi
     ;;
+fits)
+    # bound 64.8 MiB with /rows uncompressed, about 16 MiB with /rows estimated compressed, 2.6 MiB
+    # written: a 24 MiB tmpfs must take it
+    mount_tmpfs fits 24m
+    out=$dir/out.h5
+    launch sweep "$config" -o "$out" --store all > run.out 2> run.err
+    status=$?
+    grep -v "candidates (" run.err | head -n 20
+    check "exit status 0 (the file fits, though its upper bound does not)" test "$status" -eq 0
+    "$sax" sweep "$config" -o "$work/ref.h5" --store all > /dev/null 2>&1
+    check "the results equal a sweep that had room" /usr/bin/python3 "$(dirname "$0")/h5_same.py" \
+        "$work/ref.h5" "$out"
+    used=$(du -k "$out" | cut -f1)
+    check "the unused reservation was given back ($used KiB allocated)" test "$used" -lt 10240
+    check "no temporary file left" test -z "$(compgen -G "$out.tmp.*")"
+    check_summary write_failure
+    exit
+    ;;
 reserved)
     mount_tmpfs reserved 80m
     out=$dir/out.h5
@@ -180,7 +200,7 @@ check "no temporary file left" test -z "$(compgen -G "$out.tmp.*")"
 if [[ $mode == race ]]; then
     check "the message names the results file" grep -qF "$out: writing results: could not" run.err
 else
-    check "the message names the results file" grep -qF "$out: cannot write the results: they need up to" run.err
+    check "the message names the results file" grep -qF "$out: cannot write the results: they need" run.err
     check "the message says what is available ($why)" grep -qF "$why" run.err
 fi
 if [[ $mode == keep ]]; then
