@@ -65,6 +65,20 @@ mount_tmpfs() {
     mounted=$dir
 }
 
+# The sweep wrote $out (--store all): it equals a sweep that had room, holds no more disk than its
+# size needs (the reservation given back) and left no temporary file. Ends the script.
+written_in_full() {
+    "$sax" sweep "$config" -o "$work/ref.h5" --store all > /dev/null 2>&1
+    check "the results equal a sweep that had room" /usr/bin/python3 "$(dirname "$0")/h5_same.py" \
+        "$work/ref.h5" "$out"
+    local used
+    used=$(du -k "$out" | cut -f1)
+    check "the unused reservation was given back ($used KiB allocated)" test "$used" -lt 10240
+    check "no temporary file left" test -z "$(compgen -G "$out.tmp.*")"
+    check_summary write_failure
+    exit
+}
+
 case $mode in
 ulimit)
     dir=$work
@@ -123,14 +137,7 @@ fits)
     status=$?
     grep -v "candidates (" run.err | head -n 20
     check "exit status 0 (the file fits, though its upper bound does not)" test "$status" -eq 0
-    "$sax" sweep "$config" -o "$work/ref.h5" --store all > /dev/null 2>&1
-    check "the results equal a sweep that had room" /usr/bin/python3 "$(dirname "$0")/h5_same.py" \
-        "$work/ref.h5" "$out"
-    used=$(du -k "$out" | cut -f1)
-    check "the unused reservation was given back ($used KiB allocated)" test "$used" -lt 10240
-    check "no temporary file left" test -z "$(compgen -G "$out.tmp.*")"
-    check_summary write_failure
-    exit
+    written_in_full
     ;;
 reserved)
     mount_tmpfs reserved 80m
@@ -158,14 +165,7 @@ reserved)
     grep -v "candidates (" run.err | head -n 20
     check "the room was reserved before the disk was filled" test "$reserved" -eq 1
     check "exit status 0 (the reserved room sufficed)" test "$status" -eq 0
-    "$sax" sweep "$config" -o "$work/ref.h5" --store all > /dev/null 2>&1
-    check "the results equal a sweep that had room" /usr/bin/python3 "$(dirname "$0")/h5_same.py" \
-        "$work/ref.h5" "$out"
-    used=$(du -k "$out" | cut -f1)
-    check "the unused reservation was given back ($used KiB allocated)" test "$used" -lt 10240
-    check "no temporary file left" test -z "$(compgen -G "$out.tmp.*")"
-    check_summary write_failure
-    exit
+    written_in_full
     ;;
 outputs)
     "$sax" sweep "$config" -o results.h5 --store all > /dev/null 2>&1 || { echo "FAIL: the sweep"; exit 1; }
