@@ -191,18 +191,25 @@ typedef struct {
     const char *path;
     uint64_t hash;
     double t0, elapsed_before; /* MPI_Wtime() when this run started; work time of earlier runs */
+    int64_t total;             /* candidates of the space */
+    bool log;                  /* say so on stderr (not on a terminal, where the bar is) */
 } checkpointer_t;
 
 static void on_checkpoint(void *ctx, const sax_ranges_t *done, const sax_reduce_t *acc)
 {
     const checkpointer_t *c = ctx;
     sax_error_t err = {{0}};
-    if (sax_checkpoint_save(c->path, c->hash, MPI_Wtime() - c->t0 + c->elapsed_before, done, acc, &err) !=
-        SAX_OK)
+    if (sax_checkpoint_save(c->path, c->hash, MPI_Wtime() - c->t0 + c->elapsed_before, done, acc, &err) ==
+        SAX_OK) {
+        if (c->log)
+            fprintf(stderr, "sax sweep: checkpoint: %lld of %lld candidates saved in %s\n",
+                    (long long)sax_ranges_total(done), (long long)c->total, c->path);
+    } else {
         fprintf(stderr,
                 "sax sweep: warning: the periodic checkpoint was not saved (the sweep goes on; an "
                 "earlier checkpoint, if any, is kept): %s\n",
                 err.text);
+    }
 }
 
 /* ---- rows kept for --store ------------------------------------------------------------------ */
@@ -674,7 +681,11 @@ static int run(int argc, char **argv)
                                : prog.tty       ? 0.25
                                                 : 5.0,
     };
-    checkpointer_t saver = {.path = ckpt, .hash = hash, .elapsed_before = elapsed_before};
+    checkpointer_t saver = {.path = ckpt,
+                            .hash = hash,
+                            .elapsed_before = elapsed_before,
+                            .total = sax_search_size(s),
+                            .log = !prog.tty};
     if (a.store == SAX_STORE_NONE) { /* --resume cannot restore stored rows: no use saving */
         o.checkpoint_every_s = a.checkpoint_s;
         o.checkpoint = on_checkpoint;
