@@ -103,6 +103,7 @@ kill_rank() { # first|last (rank 0 or 1: mpiexec starts them in order) OUT CHECK
         "$sax" sweep "$config" -o "$out" --resume > /dev/null 2> "$out.resume.err"
         check "--resume after SIGKILL exits 0" test $? -eq 0
         grep -h "candidates (" "$out.log" | tail -n 1
+        check "the log says what the checkpoint saved" grep -q "checkpoint: [0-9]* of [0-9]* candidates saved in $out.ckpt" "$out.log"
         check "--resume after SIGKILL gives the uninterrupted results" same ref.h5 "$out"
     else
         check "no checkpoint without periodic checkpoints" test ! -e "$out.ckpt"
