@@ -30,6 +30,18 @@ static void out_path(char *buf, size_t len, const char *name)
     snprintf(buf, len, "%s/%s-np%d.h5", g_dir, name, g_size);
 }
 
+/* Collective: the paths of a result and its reference, neither existing yet. */
+static void fresh_pair(char *path, char *ref, size_t len, const char *name, const char *ref_name)
+{
+    out_path(path, len, name);
+    out_path(ref, len, ref_name);
+    if (g_rank == 0) {
+        remove(path);
+        remove(ref);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Rank r's share of the rows in one block: rank 0 gets none when there are several ranks (as a
  * master would), the others unequal blocks. */
 static void my_block(int64_t *first, int64_t *count)
@@ -244,13 +256,7 @@ static void test_identical_across_ranks(void **state)
     (void)state;
     fx_t *fx = g_fx;
     char path[600], ref[600];
-    out_path(path, sizeof path, "cyclic");
-    out_path(ref, sizeof ref, "serial-reference");
-    if (g_rank == 0) {
-        remove(path);
-        remove(ref);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    fresh_pair(path, ref, sizeof path, "cyclic", "serial-reference");
     /* Runs of 37 rows dealt round-robin, as a master handing out work chunks would. */
     enum { RUN = 37 };
     sax_record_t *mine = malloc(FX_ROWS * sizeof *mine);
@@ -292,13 +298,7 @@ static void test_accumulator_identical(void **state)
     (void)state;
     fx_t *fx = g_fx;
     char path[600], ref[600];
-    out_path(path, sizeof path, "accumulated");
-    out_path(ref, sizeof ref, "accumulated-reference");
-    if (g_rank == 0) {
-        remove(path);
-        remove(ref);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    fresh_pair(path, ref, sizeof path, "accumulated", "accumulated-reference");
     enum { RUN = 53 };
     sax_error_t err = {{0}};
     sax_results_rows_t *acc = NULL;
