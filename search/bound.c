@@ -2,8 +2,8 @@
  *
  * The innermost keys form two levels of blocks: NET (algorithm, compression, transport,
  * connections) and inside it TRANSPORT (transport, connections). A block's bound is the model
- * itself, evaluated on a relaxed problem that is never slower than the real one for any candidate
- * of the block:
+ * itself, evaluated on a relaxed problem (search/relax.c builds it) that is never slower than the
+ * real one for any candidate of the block:
  * - NET: an ideal network (unlimited bandwidth, zero latency and loss, no oversubscription), where
  *   no algorithm, transport or connection count costs anything; compression only scales bytes
  *   but the bound is minimised over the space's compression values all the same;
@@ -14,54 +14,9 @@
  * the model's tests and, for every candidate of the test spaces, by tests/comm/test_sweep.c),
  * its pipeline simulator included (docs/cost-model.md section 7); the bounds are still divided by
  * 1 + SAX_SEARCH_BOUND_SLACK, a safety margin for anything the tests have not found. */
-#include "sax_search.h"
+#include "search_internal.h"
 
 #include <math.h>
-
-const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario);
-const sax_problem_t *sax_search_ideal_transport(const sax_search_t *s, int scenario);
-void sax_search_ideal_problem(const sax_problem_t *p, sax_problem_t *ideal);
-void sax_search_ideal_transport_problem(const sax_problem_t *p, sax_problem_t *ideal);
-
-/* Faster than any real network, finite so that bytes / bandwidth stays an ordinary number. */
-#define IDEAL_BW_BPS 1e30
-#define IDEAL_BYTES 1e30
-
-void sax_search_ideal_problem(const sax_problem_t *p, sax_problem_t *ideal)
-{
-    *ideal = *p;
-    sax_cluster_t *c = &ideal->cluster;
-    c->scale_up.bw_Bps = IDEAL_BW_BPS;
-    c->scale_up.latency_s = 0.0;
-    c->scale_up.efficiency = 1.0;
-    for (int i = 0; i < c->n_tiers; i++) {
-        c->tiers[i].bw_Bps = IDEAL_BW_BPS;
-        c->tiers[i].latency_s = 0.0;
-        c->tiers[i].oversubscription = 1.0;
-        c->tiers[i].efficiency = 1.0;
-    }
-    for (int i = 0; i < c->n_links; i++) {
-        sax_site_link_t *l = &c->links[i];
-        l->bw_Bps = IDEAL_BW_BPS;
-        l->latency_s = 0.0;
-        l->distance_m = 0.0;
-        l->loss = 0.0;
-        l->window_bytes = IDEAL_BYTES;
-        l->pfc_headroom_bytes = IDEAL_BYTES;
-        l->uplink_oversubscription = 1.0;
-    }
-}
-
-void sax_search_ideal_transport_problem(const sax_problem_t *p, sax_problem_t *ideal)
-{
-    *ideal = *p;
-    for (int i = 0; i < ideal->cluster.n_links; i++) {
-        sax_site_link_t *l = &ideal->cluster.links[i];
-        l->loss = 0.0;
-        l->window_bytes = IDEAL_BYTES;
-        l->pfc_headroom_bytes = IDEAL_BYTES;
-    }
-}
 
 /* Model FLOPs / (GPUs x the fastest GPU's peak x its best GEMM efficiency), halved: the model may
  * count some FLOPs more cheaply than the contract's MFU formula does (causal attention at half),

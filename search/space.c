@@ -1,6 +1,6 @@
 /* space.c - the design-dimension table, mixed-radix decoding of candidate indices and the cheap
  * validity checks that skip whole blocks of the space without evaluating the model. */
-#include "sax_search.h"
+#include "search_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@ struct sax_search {
     sax_space_desc_t desc;
     int n_scenarios;
     sax_problem_t *problems;        /* n_scenarios */
-    sax_problem_t *ideal;           /* n_scenarios: the same with an ideal network (search/bound.c) */
+    sax_problem_t *ideal;           /* n_scenarios: the same with an ideal network (search/relax.c) */
     sax_problem_t *ideal_transport; /* n_scenarios: the same with ideal transports */
     int64_t *gpus;                  /* n_scenarios */
     int64_t scenario_size, total;
@@ -178,10 +178,6 @@ const char *const sax_search_key_help[SAX_KEY_COUNT] = {
     [SAX_KEY_COMPRESSION] = "compression of cross-site traffic",
 };
 
-/* search/bound.c builds the relaxed twins of a problem. */
-void sax_search_ideal_problem(const sax_problem_t *p, sax_problem_t *ideal);
-void sax_search_ideal_transport_problem(const sax_problem_t *p, sax_problem_t *ideal);
-
 sax_status_t sax_search_create(const sax_space_desc_t *desc, const sax_candidate_t *base,
                                const sax_problem_t *problems, int n_scenarios, sax_search_t **out,
                                sax_error_t *err)
@@ -297,9 +293,7 @@ int sax_search_value_count(const sax_search_t *s, sax_key_t k) { return s->desc.
 int32_t sax_search_value(const sax_search_t *s, sax_key_t k, int j) { return s->desc.values[k].v[j]; }
 int64_t sax_search_gpus(const sax_search_t *s, int scenario) { return s->gpus[scenario]; }
 
-/* Private accessors for search/bound.c. */
-const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario);
-const sax_problem_t *sax_search_ideal_transport(const sax_search_t *s, int scenario);
+/* Private accessors for search/bound.c (search_internal.h). */
 const sax_problem_t *sax_search_ideal(const sax_search_t *s, int scenario) { return &s->ideal[scenario]; }
 const sax_problem_t *sax_search_ideal_transport(const sax_search_t *s, int scenario)
 {
