@@ -2,7 +2,7 @@
  * squares (PETSc) and writes a calibrated configuration (docs/calibration.md). The fit is small and
  * serial: under mpirun, rank 0 does it and every rank returns its exit status. */
 #include "cli.h"
-#include "sax_io.h"
+#include "sax_calibration.h"
 
 #include <mpi.h>
 #include <stdio.h>

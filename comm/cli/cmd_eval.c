@@ -1,7 +1,7 @@
 /* cmd_eval.c - `sax eval`: the cost model on the one configuration a file fixes. */
 #include "cli.h"
 #include "cli_print.h"
-#include "sax_io.h"
+#include "sax_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* cmd_pareto.c - `sax pareto`: the non-dominated candidates of a results file over chosen output
- * columns (io/pareto_report.c does the work). */
+ * columns (io/reports/pareto_report.c does the work). */
 #include "cli.h"
-#include "sax_io.h"
+#include "sax_reports.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /* cmd_report.c - `sax report`: per scenario, the best configuration against the baselines
- * (speedup), and the plots (io/report.c, io/report_plots.c). */
+ * (speedup), and the plots (io/reports/report.c, io/reports/report_plots.c). */
 #include "cli.h"
-#include "sax_io.h"
+#include "sax_reports.h"
+#include "sax_results.h"
 
 #include <stdio.h>
 #include <string.h>

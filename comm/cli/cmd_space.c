@@ -3,7 +3,7 @@
  * Runs as a plain process (no MPI). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "cli.h"
-#include "sax_io.h"
+#include "sax_config.h"
 #include "sax_search.h"
 
 #include <stdio.h>

@@ -1,11 +1,12 @@
 /* cmd_sweep.c - `sax sweep`: explores the space section across MPI ranks (comm/), writes the
- * results as parallel HDF5 (io/), prints the best configuration per scenario against the baselines.
+ * results as parallel HDF5 (io/results/), prints the best configuration per scenario against the baselines.
  * This is the glue between comm/ and io/, which do not know each other. */
 #define _POSIX_C_SOURCE 200809L /* sigaction, isatty, fileno */
 #include "cli.h"
 #include "cli_print.h"
 #include "sax_comm.h"
-#include "sax_io.h"
+#include "sax_config.h"
+#include "sax_results.h"
 #include "sax_version.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* cmd_validate.c - `sax validate`: the cost model against measured training runs. */
 #include "cli.h"
 #include "cli_print.h"
-#include "sax_io.h"
+#include "sax_config.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * invariants (a trap) are findings. */
 #include "fuzz.h"
 
-#include "sax_io.h"
+#include "sax_config.h"
 #include "sax_search.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * Crashes, sanitizer reports and broken invariants (a trap) are findings. */
 #include "fuzz.h"
 
-#include "sax_io.h"
+#include "sax_config.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  *   sweep      the order a sweep visits them: network keys innermost, so candidates that differ
  *              only in what the pipeline does not see reuse its simulation */
 #define _POSIX_C_SOURCE 200809L
-#include "sax_io.h"
+#include "sax_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "sax_io.h"
+#include "sax_config.h"
 
 #include <math.h>
 #include <stdio.h>

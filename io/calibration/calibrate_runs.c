@@ -1,0 +1,291 @@
+/* calibrate_runs.c - the parameters only end-to-end runs determine, fitted by nonlinear least squares
+ * on measured iteration times, and their k-fold cross-validated (held-out) error.
+ *
+ * Residual of run i: predicted / measured iteration time - 1 (relative, so a 100 s run and a 0.5 s
+ * run weigh alike). The parameters (CAL_RUN_PARAM_LIST) are shared by all runs: the overlap
+ * efficiencies of the training section, and per GPU type the GEMM efficiency ceiling (unless GEMM
+ * micro-benchmarks measured it: a measured parameter is not refitted) and the memory efficiency.
+ * They start from the configured (or micro-benchmark-fitted) values and stay inside their ranges.
+ * Each run is evaluated with the network and GPU values fitted from the micro-benchmarks wherever it
+ * shares a tier name or GPU name with the calibrated configuration.
+ * Cross-validation: run i belongs to fold i mod k, k = min(5, runs); each fold is predicted by the
+ * parameters fitted on the other folds, from the same start values.
+ */
+#include "calibration_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const param_names[CAL_RUN_PARAM_COUNT] = {
+#define CAL_NAME(kind, name, lo, hi) name,
+    CAL_RUN_PARAM_LIST(CAL_NAME)
+#undef CAL_NAME
+};
+static const double param_lower[CAL_RUN_PARAM_COUNT] = {
+#define CAL_LO(kind, name, lo, hi) lo,
+    CAL_RUN_PARAM_LIST(CAL_LO)
+#undef CAL_LO
+};
+static const double param_upper[CAL_RUN_PARAM_COUNT] = {
+#define CAL_HI(kind, name, lo, hi) hi,
+    CAL_RUN_PARAM_LIST(CAL_HI)
+#undef CAL_HI
+};
+
+int cal_gpu_find(const cal_state_t *st, const char *name)
+{
+    for (int i = 0; i < st->n_gpus; i++)
+        if (strcmp(st->gpus[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static void apply_gpu(const cal_state_t *st, const double *x, sax_gpu_t *g)
+{
+    int gi = cal_gpu_find(st, g->name);
+    if (gi < 0)
+        return;
+    if (st->gpus[gi].gemm_fitted) {
+        g->gemm_eff_max = st->gpus[gi].gemm.eff_max;
+        g->gemm_eff_half_ai = st->gpus[gi].gemm.half_ai;
+    }
+    if (x == NULL)
+        return;
+    for (int j = 0; j < st->n_params; j++) {
+        if (st->params[j].gpu != gi)
+            continue;
+        if (st->params[j].kind == CAL_GEMM_EFF_MAX)
+            g->gemm_eff_max = x[j];
+        else if (st->params[j].kind == CAL_MEM_EFF)
+            g->mem_eff = x[j];
+    }
+}
+
+void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p)
+{
+    sax_cluster_t *c = &p->cluster;
+    for (int t = 0; t < st->n_targets; t++) {
+        const cal_target_t *tg = &st->targets[t];
+        if (!tg->fitted)
+            continue;
+        if (tg->kind == CAL_TARGET_SCALE_UP &&
+            strcmp(c->gpu.name, st->config.problem.cluster.gpu.name) == 0) {
+            c->scale_up.bw_Bps = tg->fit.bw_Bps;
+            c->scale_up.latency_s = tg->fit.latency_s;
+            c->scale_up.efficiency = 1.0;
+        } else if (tg->kind == CAL_TARGET_TIER) {
+            for (int i = 0; i < c->n_tiers; i++)
+                if (strcmp(c->tiers[i].name, tg->name) == 0) {
+                    c->tiers[i].bw_Bps = tg->fit.bw_Bps;
+                    c->tiers[i].latency_s = tg->fit.latency_s;
+                    c->tiers[i].efficiency = 1.0;
+                }
+        }
+    }
+    apply_gpu(st, x, &c->gpu);
+    for (int s = 0; s < c->n_sites; s++)
+        apply_gpu(st, x, &c->sites[s].gpu);
+    if (x == NULL)
+        return;
+    for (int j = 0; j < st->n_params; j++) {
+        if (st->params[j].kind == CAL_DP_OVERLAP)
+            p->training.dp_overlap_efficiency = x[j];
+        else if (st->params[j].kind == CAL_TP_OVERLAP)
+            p->training.tp_overlap = x[j];
+    }
+}
+
+sax_status_t cal_predict(const cal_state_t *st, const double *x, const sax_config_t *cfg, const char *label,
+                         double *time_s, sax_error_t *err)
+{
+    sax_problem_t p = cfg->problem;
+    cal_apply(st, x, &p);
+    sax_result_t r;
+    sax_status_t s = sax_model_eval(&p, &cfg->candidate, st->scratch, &r);
+    if (s != SAX_OK)
+        return sax_error_set(err, s, "%s: the model cannot evaluate this configuration", label);
+    if (!r.feasible)
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: the model finds this configuration infeasible (%s: %s)",
+                             label, sax_infeasible_names[r.reason], sax_infeasible_messages[r.reason]);
+    *time_s = r.iteration_time_s;
+    return SAX_OK;
+}
+
+/* The runs a fit uses: every usable run except those of fold `skip` (-1: none). */
+typedef struct {
+    const cal_state_t *st;
+    int n;
+    int *idx;
+} fit_ctx_t;
+
+static sax_status_t run_residuals(void *ctx, const double *x, double *r, sax_error_t *err)
+{
+    const fit_ctx_t *f = ctx;
+    for (int i = 0; i < f->n; i++) {
+        const cal_run_t *run = &f->st->runs[f->idx[i]];
+        double t;
+        sax_status_t s = cal_predict(f->st, x, &run->cfg, run->label, &t, err);
+        if (s != SAX_OK)
+            return s;
+        r[i] = t / run->measured_s - 1.0;
+    }
+    return SAX_OK;
+}
+
+static void add_param(cal_state_t *st, cal_param_kind_t kind, int gpu, double start)
+{
+    if (st->n_params >= SAX_LSQ_MAX_PARAMS)
+        return;
+    cal_param_t *p = &st->params[st->n_params++];
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->gpu = gpu;
+    if (gpu >= 0) {
+        char gpu_name[SAX_NAME_LEN];
+        memcpy(gpu_name, st->gpus[gpu].name, sizeof gpu_name);
+        snprintf(p->name, sizeof p->name, "gpu[%s].%s", gpu_name, param_names[kind]);
+    } else {
+        snprintf(p->name, sizeof p->name, "%s", param_names[kind]);
+    }
+    p->lower = param_lower[kind];
+    p->upper = param_upper[kind];
+    p->start = fmin(fmax(start, p->lower), p->upper);
+    p->value = p->start;
+    p->std_error = NAN;
+}
+
+/* GPU types the runs use, added to st->gpus when new. */
+static void collect_gpu(cal_state_t *st, const sax_gpu_t *g)
+{
+    if (cal_gpu_find(st, g->name) >= 0 || st->n_gpus >= (int)(sizeof st->gpus / sizeof st->gpus[0]))
+        return;
+    cal_gpu_t *cg = &st->gpus[st->n_gpus++];
+    memset(cg, 0, sizeof *cg);
+    snprintf(cg->name, sizeof cg->name, "%s", g->name);
+    cg->gpu = *g;
+}
+
+static void setup_params(cal_state_t *st)
+{
+    st->n_params = 0;
+    add_param(st, CAL_DP_OVERLAP, -1, st->config.problem.training.dp_overlap_efficiency);
+    add_param(st, CAL_TP_OVERLAP, -1, st->config.problem.training.tp_overlap);
+    for (int i = 0; i < st->n_runs; i++) {
+        const sax_cluster_t *c = &st->runs[i].cfg.problem.cluster;
+        collect_gpu(st, &c->gpu);
+        for (int s = 0; s < c->n_sites; s++)
+            collect_gpu(st, &c->sites[s].gpu);
+    }
+    for (int g = 0; g < st->n_gpus; g++) {
+        bool used = false;
+        for (int i = 0; i < st->n_runs && !used; i++) {
+            const sax_cluster_t *c = &st->runs[i].cfg.problem.cluster;
+            used = strcmp(c->gpu.name, st->gpus[g].name) == 0;
+            for (int s = 0; s < c->n_sites && !used; s++)
+                used = strcmp(c->sites[s].gpu.name, st->gpus[g].name) == 0;
+        }
+        if (!used)
+            continue;
+        if (!st->gpus[g].gemm_fitted)
+            add_param(st, CAL_GEMM_EFF_MAX, g, st->gpus[g].gpu.gemm_eff_max);
+        add_param(st, CAL_MEM_EFF, g, st->gpus[g].gpu.mem_eff);
+    }
+}
+
+static sax_status_t fit_subset(cal_state_t *st, fit_ctx_t *ctx, sax_nls_result_t *res, sax_error_t *err)
+{
+    sax_nls_param_t p[SAX_LSQ_MAX_PARAMS];
+    for (int j = 0; j < st->n_params; j++) {
+        p[j].name = st->params[j].name;
+        p[j].start = st->params[j].start;
+        p[j].lower = st->params[j].lower;
+        p[j].upper = st->params[j].upper;
+    }
+    return sax_nls_fit(ctx->n, st->n_params, p, run_residuals, ctx, res, err);
+}
+
+sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
+{
+    sax_status_t s = SAX_OK;
+    int *idx = malloc((size_t)st->n_runs * sizeof *idx);
+    if (idx == NULL)
+        return sax_error_set(err, SAX_ERR_NOMEM, "out of memory fitting runs");
+    setup_params(st);
+    double start[SAX_LSQ_MAX_PARAMS];
+    for (int j = 0; j < st->n_params; j++)
+        start[j] = st->params[j].start;
+
+    /* Runs the model cannot run at the start values take no part (reported). */
+    int usable = 0;
+    sax_error_t first_unusable = {{0}};
+    for (int i = 0; i < st->n_runs; i++) {
+        sax_error_t why = {{0}};
+        cal_run_t *run = &st->runs[i];
+        run->usable = cal_predict(st, start, &run->cfg, run->label, &run->start_s, &why) == SAX_OK;
+        run->fitted_s = run->heldout_s = NAN;
+        if (run->usable)
+            idx[usable++] = i;
+        else if (first_unusable.text[0] == '\0')
+            first_unusable = why;
+    }
+    if (usable < 2) {
+        s = sax_error_set(err, SAX_ERR_INPUT,
+                          "%s: \"runs\": %d run(s) the model can evaluate; at least 2 are needed to fit and "
+                          "cross-validate the run parameters%s%.400s",
+                          st->opts->measurements_path, usable, first_unusable.text[0] ? "; " : "",
+                          first_unusable.text);
+        goto done;
+    }
+    fit_ctx_t all = {st, usable, idx};
+    sax_nls_result_t res;
+    s = fit_subset(st, &all, &res, err);
+    if (s != SAX_OK)
+        goto done;
+    st->run_fitted = true;
+    st->run_rms = res.rms;
+    st->run_start_rms = res.start_rms;
+    st->run_condition = res.condition;
+    st->run_iterations = res.iterations;
+    for (int j = 0; j < st->n_params; j++) {
+        st->params[j].value = res.x[j];
+        st->params[j].std_error = res.std_error[j];
+        st->params[j].determined = res.determined[j];
+        st->params[j].at_bound = res.at_bound[j];
+    }
+    for (int u = 0; u < usable; u++) {
+        cal_run_t *run = &st->runs[idx[u]];
+        s = cal_predict(st, res.x, &run->cfg, run->label, &run->fitted_s, err);
+        if (s != SAX_OK)
+            goto done;
+    }
+
+    /* k-fold cross-validation over the usable runs. */
+    int k = st->opts->folds > 0 ? st->opts->folds : 5;
+    if (k > usable)
+        k = usable;
+    st->folds = k;
+    int *train = malloc((size_t)usable * sizeof *train);
+    if (train == NULL) {
+        s = sax_error_set(err, SAX_ERR_NOMEM, "out of memory cross-validating runs");
+        goto done;
+    }
+    for (int f = 0; f < k && s == SAX_OK; f++) {
+        fit_ctx_t sub = {st, 0, train};
+        for (int u = 0; u < usable; u++)
+            if (u % k != f)
+                train[sub.n++] = idx[u];
+        sax_nls_result_t fr;
+        s = fit_subset(st, &sub, &fr, err);
+        for (int u = 0; u < usable && s == SAX_OK; u++) {
+            if (u % k != f)
+                continue;
+            cal_run_t *run = &st->runs[idx[u]];
+            s = cal_predict(st, fr.x, &run->cfg, run->label, &run->heldout_s, err);
+        }
+    }
+    free(train);
+done:
+    free(idx);
+    return s;
+}

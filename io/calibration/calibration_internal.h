@@ -1,0 +1,130 @@
+/* calibration_internal.h - private to io/calibration/: what the calibration steps hand each other. */
+#ifndef SAX_CALIBRATION_INTERNAL_H
+#define SAX_CALIBRATION_INTERNAL_H
+
+#include "sax_calibration.h"
+#include "sax_config.h"
+
+#include <stdio.h>
+
+/* What a collective measurement's `tier` names. */
+typedef enum { CAL_TARGET_SCALE_UP, CAL_TARGET_TIER, CAL_TARGET_LINK } cal_target_kind_t;
+
+/* One network level of the -c configuration and its fit. */
+typedef struct {
+    cal_target_kind_t kind;
+    int index;               /* tier or link index */
+    char name[SAX_PATH_LEN]; /* "scale_up", the tier's name, "site_links[0]" */
+    int n_measurements;      /* collectives tagged with it */
+    bool fitted;
+    sax_coll_fit_t fit;
+    double flows; /* links: bandwidth written = fit.bw_Bps x flows */
+    /* When the level was measured with more than one algorithm: each algorithm alone, a diagnostic
+     * of whether one (alpha, B) describes them all (not written). */
+    int n_algo;
+    struct {
+        sax_algorithm_t algorithm;
+        bool ok;
+        sax_coll_fit_t fit;
+        char why[256]; /* when not ok: why this subset alone is ill-posed */
+    } algo[SAX_ALGORITHM_COUNT];
+} cal_target_t;
+
+/* One GPU type by name, and what the GEMM rows gave. */
+typedef struct {
+    char name[SAX_NAME_LEN];
+    sax_gpu_t gpu; /* as configured */
+    bool gemm_fitted;
+    sax_gemm_fit_t gemm;
+} cal_gpu_t;
+
+/* Parameters fitted from end-to-end runs. X(kind, name suffix, lower, upper) */
+#define CAL_RUN_PARAM_LIST(X)                                                                                \
+    X(CAL_DP_OVERLAP, "training.dp_overlap_efficiency", 0.0, 1.0)                                            \
+    X(CAL_TP_OVERLAP, "training.tp_overlap", 0.0, 1.0)                                                       \
+    X(CAL_GEMM_EFF_MAX, "gemm_efficiency_max", 0.05, 1.0)                                                    \
+    X(CAL_MEM_EFF, "memory_efficiency", 0.05, 1.0)
+#define CAL_ENUM(kind, name, lo, hi) kind,
+typedef enum { CAL_RUN_PARAM_LIST(CAL_ENUM) CAL_RUN_PARAM_COUNT } cal_param_kind_t;
+#undef CAL_ENUM
+
+typedef struct {
+    cal_param_kind_t kind;
+    int gpu;       /* index into cal_state_t.gpus for the GPU parameters, else -1 */
+    char name[96]; /* "training.tp_overlap", "gpu[A100].gemm_efficiency_max" */
+    double start, lower, upper;
+    double value, std_error;
+    bool determined, at_bound;
+} cal_param_t;
+
+typedef struct {
+    char label[128]; /* "runs[3] (name)" */
+    char name[64];
+    sax_config_t cfg;
+    double measured_s;
+    bool usable;                         /* feasible under the model at the start values */
+    double start_s, fitted_s, heldout_s; /* predictions: start values, all-run fit, k-fold held out */
+} cal_run_t;
+
+typedef struct {
+    /* inputs */
+    const sax_calibrate_opts_t *opts;
+    sax_config_t config; /* -c */
+    int n_targets;
+    cal_target_t targets[1 + SAX_MAX_TIERS + SAX_MAX_LINKS];
+    int n_gpus;
+    cal_gpu_t gpus[2 * SAX_MAX_SITES + 8];
+    int n_gemm_rows;
+    sax_gemm_measurement_t *gemm_rows; /* kept for the report */
+    int *gemm_gpu;                     /* index into gpus of each row */
+    int n_runs;
+    cal_run_t *runs;
+    /* run fit */
+    int n_params;
+    cal_param_t params[SAX_LSQ_MAX_PARAMS];
+    int folds;
+    double run_rms, run_start_rms, run_condition;
+    int run_iterations;
+    bool run_fitted;
+    sax_scratch_t *scratch; /* sax_model_eval scratch (sax_scratch_init-ed) */
+} cal_state_t;
+
+/* Index of the GPU named `name` in st->gpus, or -1. */
+int cal_gpu_find(const cal_state_t *st, const char *name);
+
+/* Writes the fitted network, GPU and (for runs) parameter values into a problem, matching tiers
+ * and GPUs by name; `x` are run-parameter values (NULL: only the micro-benchmark fits). */
+void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p);
+
+/* Sets up the run parameters, fits them on all usable runs, then k-fold cross-validates. */
+sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err);
+
+/* Predicted iteration time of `cfg` with the calibration applied (x as for cal_apply); returns
+ * SAX_ERR_INPUT naming `label` when the model finds the configuration infeasible. */
+sax_status_t cal_predict(const cal_state_t *st, const double *x, const sax_config_t *cfg, const char *label,
+                         double *time_s, sax_error_t *err);
+
+/* The cases of a --holdout dataset and their predictions. */
+typedef struct {
+    int n;
+    sax_case_t *cases;
+    double *before_s, *after_s; /* as configured / calibrated; NAN: infeasible under the model */
+} cal_holdout_t;
+
+/* calibrate.c */
+sax_status_t cal_read_text_file(const char *path, const char *what, char **out, sax_error_t *err);
+
+/* calibrate_output.c: writes CALIBRATED.json and loads it back. */
+sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err);
+/* cJSON's printed text with its tab layout as spaces. */
+bool cal_write_untabbed(FILE *f, const char *text);
+
+/* calibrate_report.c */
+sax_status_t cal_holdout_evaluate(const cal_state_t *st, cal_holdout_t *h, sax_error_t *err);
+void cal_holdout_fini(cal_holdout_t *h);
+void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, const int *target_of, int nm,
+                     const cal_holdout_t *h, FILE *out);
+void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, const int *target_of, int nm,
+                     const cal_holdout_t *h, FILE *out);
+
+#endif

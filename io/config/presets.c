@@ -1,0 +1,143 @@
+/* presets.c - built-in GPU types and model architectures, selectable by name in configurations.
+ *
+ * GPU numbers: dense peaks and HBM from NVIDIA's data sheets as collected in domain.md's
+ * reference table. HBM capacity: NVIDIA's "GB" figures are GiB-sized (nvidia-smi reports
+ * 81920 MiB for an A100 80GB and 143771 MiB, about 140.4 GiB, for an H200 141GB), so capacities
+ * are stored as GiB. Model numbers: the public architecture tables cited per row (docs/config.md).
+ */
+#include "sax_config.h"
+
+#include <string.h>
+
+#define GIB 1073741824.0
+#define TFLOPS 1e12
+#define TBPS 1e12
+
+typedef struct {
+    const char *name;
+    double bf16, fp8, hbm, hbm_bw;
+    double eff_max, half_ai, mem_eff; /* fitted model parameters (docs/cost-model.md) */
+} gpu_preset_t;
+
+/* The efficiency parameters of A100 and H100 are fitted once to the published measured runs of
+ * ../shared/validation/published-calibration.json (Megatron-LM SC21 on A100, Megatron-Core on
+ * H100), jointly with the training defaults of model/defaults.c, with memory efficiency bounded to
+ * [0.6, 0.95] (docs/cost-model.md, "Parameters and where they come from"). H200 shares the H100's
+ * compute die; B200 and GB200 have no public measured runs in that set and take the H100's values
+ * as an assumption until a user calibrates them (`sax calibrate`). */
+static const gpu_preset_t gpu_presets[] = {
+    {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.90, 535.0, 0.845},
+    {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.784, 10.0, 0.60},
+    {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.784, 10.0, 0.60},
+    {"B200", 2250 * TFLOPS, 4500 * TFLOPS, 180 * GIB, 7.7 * TBPS, 0.784, 10.0, 0.60},
+    {"GB200", 2500 * TFLOPS, 5000 * TFLOPS, 186 * GIB, 8.0 * TBPS, 0.784, 10.0, 0.60},
+};
+
+#define DENSE(nm, l, h, f, a, g, v, s, act, tied)                                                            \
+    {                                                                                                        \
+        .name = nm, .layers = l, .hidden = h, .ffn_hidden = f, .heads = a, .kv_heads = g, .vocab = v,        \
+        .seq_len = s, .ffn_act = act, .tied_embeddings = tied                                                \
+    }
+
+static const sax_model_desc_t model_presets[] = {
+    /* GPT-3 175B: Brown et al. 2020 (arXiv 2005.14165) Table 2.1; GPT-2 BPE vocabulary of 50257
+     * padded to 51200 as Megatron-LM does; input and output embeddings tied as in GPT-2. */
+    DENSE("gpt3-175b", 96, 12288, 49152, 96, 96, 51200, 2048, SAX_FFN_GELU, true),
+    /* Llama 3: Llama Team 2024 (arXiv 2407.21783) Table 3; vocabulary 128256 of the released
+     * tokenizer (Table 3 rounds it to 128K); 8K pre-training context (Section 3.4.1). */
+    DENSE("llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192, SAX_FFN_SWIGLU, false),
+    DENSE("llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, SAX_FFN_SWIGLU, false),
+    DENSE("llama3-405b", 126, 16384, 53248, 128, 8, 128256, 8192, SAX_FFN_SWIGLU, false),
+    /* Mixtral 8x7B: Jiang et al. 2024 (arXiv 2401.04088) Table 1; every layer is MoE and
+     * ffn_hidden repeats the expert width. */
+    {.name = "mixtral-8x7b",
+     .layers = 32,
+     .hidden = 4096,
+     .ffn_hidden = 14336,
+     .heads = 32,
+     .kv_heads = 8,
+     .vocab = 32000,
+     .seq_len = 32768,
+     .ffn_act = SAX_FFN_SWIGLU,
+     .experts = 8,
+     .top_k = 2,
+     .expert_ffn_hidden = 14336},
+    /* DeepSeek-V3: DeepSeek-AI 2024 (arXiv 2412.19437) Section 4.2: 61 layers, hidden 7168, 128
+     * heads of 128 (+64 rotary), MLA with q/kv compression ranks 1536/512, first 3 layers dense
+     * (FFN 18432), then 1 shared + 256 routed experts of 2048, 8 active; 4K pre-training
+     * sequences; vocabulary 129280 (the report's "128K"). The MTP module is left out. */
+    {.name = "deepseek-v3",
+     .layers = 61,
+     .hidden = 7168,
+     .ffn_hidden = 18432,
+     .heads = 128,
+     .kv_heads = 128,
+     .vocab = 129280,
+     .seq_len = 4096,
+     .ffn_act = SAX_FFN_SWIGLU,
+     .experts = 256,
+     .top_k = 8,
+     .expert_ffn_hidden = 2048,
+     .shared_experts = 1,
+     .dense_layers = 3,
+     .head_dim = 128,
+     .rope_head_dim = 64,
+     .q_lora_rank = 1536,
+     .kv_lora_rank = 512},
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+int sax_preset_gpu_count(void) { return COUNT(gpu_presets); }
+
+const char *sax_preset_gpu_name(int i)
+{
+    return i >= 0 && i < COUNT(gpu_presets) ? gpu_presets[i].name : NULL;
+}
+
+bool sax_preset_gpu_find(const char *name, sax_gpu_t *out)
+{
+    for (int i = 0; name != NULL && i < COUNT(gpu_presets); i++) {
+        if (strcmp(gpu_presets[i].name, name) != 0)
+            continue;
+        memset(out->name, 0, sizeof out->name);
+        strncpy(out->name, gpu_presets[i].name, sizeof out->name - 1);
+        out->peak_flops_bf16 = gpu_presets[i].bf16;
+        out->peak_flops_fp8 = gpu_presets[i].fp8;
+        out->hbm_bytes = gpu_presets[i].hbm;
+        out->hbm_bw_Bps = gpu_presets[i].hbm_bw;
+        sax_preset_gpu_calibration(name, out);
+        return true;
+    }
+    return false;
+}
+
+bool sax_preset_gpu_calibration(const char *name, sax_gpu_t *out)
+{
+    for (int i = 0; name != NULL && i < COUNT(gpu_presets); i++) {
+        if (strcmp(gpu_presets[i].name, name) != 0)
+            continue;
+        out->gemm_eff_max = gpu_presets[i].eff_max;
+        out->gemm_eff_half_ai = gpu_presets[i].half_ai;
+        out->mem_eff = gpu_presets[i].mem_eff;
+        return true;
+    }
+    return false;
+}
+
+int sax_preset_model_count(void) { return COUNT(model_presets); }
+
+const char *sax_preset_model_name(int i)
+{
+    return i >= 0 && i < COUNT(model_presets) ? model_presets[i].name : NULL;
+}
+
+bool sax_preset_model_find(const char *name, sax_model_desc_t *out)
+{
+    for (int i = 0; name != NULL && i < COUNT(model_presets); i++)
+        if (strcmp(model_presets[i].name, name) == 0) {
+            *out = model_presets[i];
+            return true;
+        }
+    return false;
+}

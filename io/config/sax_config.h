@@ -1,0 +1,100 @@
+/* sax_config.h - io/config/: reading sax configuration files. Units such as "400 Gbit/s", the
+ * built-in GPU and model presets, the loader that turns a JSON file into problems, a candidate
+ * and a design space, the key reference generated from the same field tables (docs/config.md),
+ * and datasets of measured runs (`sax validate`).
+ *
+ * Depends on model/ types only (cJSON stays inside io/config/). Nothing here is collective:
+ * every rank may load the same file independently. */
+#ifndef SAX_CONFIG_H
+#define SAX_CONFIG_H
+
+#include "sax_model.h"
+
+#include <stdio.h>
+
+/* Kinds of physical quantity a configuration value carries. X(constant, name, SI unit, example) */
+#define SAX_UNIT_KIND_LIST(X)                                                                                \
+    X(SAX_UNIT_NONE, "number", "1", "0.9")                                                                   \
+    X(SAX_UNIT_BYTES, "byte count", "B", "\"80 GiB\"")                                                       \
+    X(SAX_UNIT_TIME, "time", "s", "\"10 us\"")                                                               \
+    X(SAX_UNIT_BANDWIDTH, "bandwidth", "B/s", "\"400 Gbit/s\"")                                              \
+    X(SAX_UNIT_FLOPS, "compute rate", "FLOP/s", "\"989 TFLOP/s\"")                                           \
+    X(SAX_UNIT_LENGTH, "length", "m", "\"100 km\"")
+#define SAX_ENUM_MEMBER(name, str, si, example) name,
+typedef enum { SAX_UNIT_KIND_LIST(SAX_ENUM_MEMBER) SAX_UNIT_KIND_COUNT } sax_unit_kind_t;
+#undef SAX_ENUM_MEMBER
+
+const char *sax_unit_kind_name(sax_unit_kind_t kind);    /* "bandwidth" */
+const char *sax_unit_kind_si(sax_unit_kind_t kind);      /* "B/s" */
+const char *sax_unit_kind_example(sax_unit_kind_t kind); /* "\"400 Gbit/s\"" */
+
+/* Parses "<number> <unit>" (a quantity of `kind`) into SI base units. On failure returns
+ * SAX_ERR_INPUT with "expected ..., found ..." in `err` (the caller prefixes file and JSON path). */
+sax_status_t sax_units_parse(const char *text, sax_unit_kind_t kind, double *si, sax_error_t *err);
+/* Human-readable form of an SI value ("50 GB/s"), for messages and docs. */
+void sax_units_format(double si, sax_unit_kind_t kind, char *buf, size_t n);
+
+/* Built-in presets (io/presets.c). `*_find` overwrite the preset's fields of `out` and return
+ * false for an unknown name (leaving `out` untouched). A GPU preset sets name, peak FLOP/s, HBM
+ * capacity and bandwidth, and the preset's fitted efficiency parameters. */
+int sax_preset_gpu_count(void);
+const char *sax_preset_gpu_name(int i);
+bool sax_preset_gpu_find(const char *name, sax_gpu_t *out);
+/* Only the fitted efficiency parameters of a GPU preset (gemm_eff_max, gemm_eff_half_ai, mem_eff):
+ * a GPU object without "preset" whose "name" is a preset's takes them, so that {"name": "H100",
+ * "peak_flops": ...} is modelled as an H100. False for an unknown name. */
+bool sax_preset_gpu_calibration(const char *name, sax_gpu_t *out);
+int sax_preset_model_count(void);
+const char *sax_preset_model_name(int i);
+bool sax_preset_model_find(const char *name, sax_model_desc_t *out);
+
+#define SAX_CONFIG_MAX_SCENARIOS 4096 /* cartesian product of the scenario lists */
+
+/* A loaded configuration. Owns `scenarios`, `scenario_values` and `effective_json`. */
+typedef struct {
+    char path[4096];           /* the file name used in messages */
+    sax_problem_t problem;     /* model, training and cluster (presets expanded, defaults filled, SI) */
+    bool has_candidate;        /* `parallelism` present (always true without a `space`) */
+    sax_candidate_t candidate; /* parallelism + network; dp "auto" resolved to GPUs / (tp*cp*pp) */
+    bool has_space;
+    sax_space_desc_t space;   /* every key has >= 1 value; dp 0 = "auto" */
+    int n_scenarios;          /* product of the scenario lists; 1 when there are none */
+    sax_problem_t *scenarios; /* n_scenarios problems; the first variable varies slowest */
+    double *scenario_values;  /* n_scenarios x space.n_scenario_vars SI values (NULL when no vars) */
+    char *effective_json;     /* the whole effective configuration as JSON (for provenance) */
+} sax_config_t;
+
+/* Loads and validates `path`. Init semantics: `cfg` need not be initialised; on error nothing is
+ * left allocated (cfg is zeroed) and `err` names the file, the JSON path, what was expected and
+ * what was found. Returns SAX_ERR_INPUT for bad input, SAX_ERR_IO if the file cannot be read,
+ * SAX_ERR_NOMEM. */
+sax_status_t sax_config_load(const char *path, sax_config_t *cfg, sax_error_t *err);
+/* The same from JSON text; `name_for_messages` stands for the file name in messages. */
+sax_status_t sax_config_parse(const char *json_text, const char *name_for_messages, sax_config_t *cfg,
+                              sax_error_t *err);
+/* The same from an already parsed cJSON object (a config inside a larger file): messages name
+ * `file` and prefix JSON paths with `path_prefix` (e.g. "runs[2].config"; "" for none). */
+struct cJSON;
+sax_status_t sax_config_from_json(const struct cJSON *obj, const char *file, const char *path_prefix,
+                                  sax_config_t *cfg, sax_error_t *err);
+/* Frees what `cfg` owns and zeroes it; accepts a zeroed or already finalised cfg. */
+void sax_config_fini(sax_config_t *cfg);
+
+/* Markdown reference of every key (the content of docs/config.md) and a shorter plain-text
+ * summary for `--help`. Both are generated from the field tables. */
+void sax_config_write_docs(FILE *f);
+void sax_config_write_help(FILE *f);
+
+/* A dataset of measured runs (`sax validate`, ../shared/validation/published-calibration.json):
+ * {"note": ..., "cases": [{"name", "config", "measured": {"iteration_time_s"}, "family"?, "source"?,
+ * "derived"?, "assumptions"?}]}. Errors name paths such as cases[3].config.cluster.tiers[0].bandwidth. */
+typedef struct {
+    char name[64];
+    sax_config_t config;
+    double measured_s; /* measured iteration time */
+} sax_case_t;
+
+sax_status_t sax_dataset_load(const char *path, sax_case_t **cases, int *n, sax_error_t *err);
+void sax_dataset_free(sax_case_t *cases, int n);
+
+#endif

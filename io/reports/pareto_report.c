@@ -1,0 +1,389 @@
+/* pareto_report.c - `sax pareto`: non-dominated sets of a results file over chosen output
+ * columns, printed as a table and optionally written as CSV and SVG. Serial.
+ *
+ * The candidates are every stored row (/rows, `sax sweep --store feasible|all`), or without
+ * them the union of the reductions (/pareto, /top, /best, ...). That union contains the exact
+ * front whenever the chosen objectives are among the sweep's own Pareto objectives (root
+ * attribute pareto_objectives): a point non-dominated in fewer objectives is non-dominated in
+ * more, up to ties. Otherwise the front is only that of the stored candidates, and the output
+ * says so.
+ */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
+
+#include "reports_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+sax_status_t sax_pareto_parse_objectives(const char *list, sax_pareto_opts_t *o, sax_error_t *err)
+{
+    char buf[512];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
+        return sax_error_set(err, SAX_ERR_USAGE, "--objectives: list too long");
+    o->n_objectives = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ')
+            tok++;
+        int i = sax_pareto_objective_lookup(tok);
+        if (i < 0) {
+            char valid[1024];
+            size_t used = 0;
+            valid[0] = '\0';
+            for (int j = 0; j < sax_pareto_objective_count() && used + 1 < sizeof valid; j++) {
+                int n =
+                    snprintf(valid + used, sizeof valid - used, "%s  %s (%s)\n", "",
+                             sax_pareto_objective_name(j), sax_pareto_objective_maximised(j) ? "max" : "min");
+                if (n < 0)
+                    break;
+                used += (size_t)n;
+            }
+            return sax_error_set(err, SAX_ERR_USAGE,
+                                 "--objectives: unknown objective '%.64s'; valid objectives:\n%s", tok,
+                                 valid);
+        }
+        for (int j = 0; j < o->n_objectives; j++)
+            if (o->objectives[j] == i)
+                return sax_error_set(err, SAX_ERR_USAGE, "--objectives: '%s' given twice", tok);
+        if (o->n_objectives == SAX_PARETO_MAX_OBJECTIVES)
+            return sax_error_set(err, SAX_ERR_USAGE, "--objectives: at most %d objectives",
+                                 SAX_PARETO_MAX_OBJECTIVES);
+        o->objectives[o->n_objectives++] = i;
+    }
+    if (o->n_objectives == 0)
+        return sax_error_set(err, SAX_ERR_USAGE, "--objectives: empty list");
+    return SAX_OK;
+}
+
+/* One CSV line; no value contains a comma or a quote (names, integers, numbers). */
+static void csv_row(FILE *f, const sax_space_desc_t *space, const sax_record_t *rec)
+{
+    sax_results_column_t cols[64];
+    int nc = sax_results_columns(cols, 64);
+    char buf[128];
+    for (int c = 0; c < nc; c++) {
+        sax_results_column_format(space, rec, c, buf, sizeof buf);
+        fprintf(f, "%s%s", c ? "," : "", buf);
+    }
+    fputc('\n', f);
+}
+
+void sax_report_write_csv(FILE *f, const sax_space_desc_t *space, const sax_record_t *recs, int64_t n)
+{
+    sax_results_column_t cols[64];
+    int nc = sax_results_columns(cols, 64);
+    for (int c = 0; c < nc; c++)
+        fprintf(f, "%s%s", c ? "," : "", cols[c].name);
+    fputc('\n', f);
+    for (int64_t i = 0; i < n; i++)
+        csv_row(f, space, &recs[i]);
+}
+
+static const char *objective_unit(int obj)
+{
+    sax_results_column_t cols[64];
+    int nc = sax_results_columns(cols, 64);
+    for (int c = 0; c < nc; c++)
+        if (strcmp(cols[c].name, sax_pareto_objective_name(obj)) == 0)
+            return cols[c].unit;
+    return "1";
+}
+
+/* Whether every chosen objective is one of the file's own Pareto objectives. */
+static bool front_is_exact(const sax_results_data_t *d, const sax_pareto_opts_t *o)
+{
+    if (d->has_rows)
+        return true;
+    const char *list = d->res.pareto_objectives ? d->res.pareto_objectives : "";
+    for (int j = 0; j < o->n_objectives; j++) {
+        const char *name = sax_pareto_objective_name(o->objectives[j]);
+        size_t len = strlen(name);
+        bool found = false;
+        for (const char *p = list; *p && !found; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p))
+            found = strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0');
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static void print_front(FILE *out, const sax_results_data_t *d, const sax_pareto_opts_t *o, int s,
+                        const sax_record_t *front, int64_t nf, int64_t n_pool)
+{
+    char label[512];
+    sax_report_scenario_label(d, s, label, sizeof label);
+    fprintf(out, "\nScenario %d (%s): %lld of %lld candidates on the front\n", s, label, (long long)nf,
+            (long long)n_pool);
+    fprintf(out, "  %10s", "index");
+    for (int j = 0; j < o->n_objectives; j++)
+        fprintf(out, " %*s",
+                (int)(strlen(sax_pareto_objective_name(o->objectives[j])) > 14
+                          ? strlen(sax_pareto_objective_name(o->objectives[j]))
+                          : 14),
+                sax_pareto_objective_name(o->objectives[j]));
+    fprintf(out, "  configuration (keys the space varies)\n");
+    for (int64_t i = 0; i < nf; i++) {
+        const sax_record_t *r = &front[i];
+        fprintf(out, "  %10lld", (long long)r->index);
+        for (int j = 0; j < o->n_objectives; j++) {
+            size_t w = strlen(sax_pareto_objective_name(o->objectives[j]));
+            fprintf(out, " %*.6g", (int)(w > 14 ? w : 14),
+                    sax_pareto_objective_value(o->objectives[j], &r->result));
+        }
+        fputs("  ", out);
+        bool any = false;
+        for (int k = 0; k < SAX_KEY_COUNT; k++) {
+            int nvals = k == SAX_KEY_ORDER ? d->space.n_orders : d->space.values[k].n;
+            if (nvals <= 1)
+                continue;
+            char v[64];
+            sax_results_key_value_str(&d->space, &r->candidate, (sax_key_t)k, v, sizeof v);
+            fprintf(out, "%s%s=%s", any ? " " : "", sax_key_names[k], v);
+            any = true;
+        }
+        fputc('\n', out);
+    }
+}
+
+/* ---- the front of one scenario, streaming /rows ---------------------------------------------- */
+
+#define SAX_FRONT_BATCH 65536 /* rows read at once: about 50 MB of records and rows */
+
+void sax_results_front_fini(sax_results_front_t *f)
+{
+    free(f->front);
+    free(f->sample);
+    memset(f, 0, sizeof *f);
+}
+
+/* front := the front of (front U add[0..na)) over the objectives. Correct because the front of a
+ * union is the front of the fronts of its parts; the order is sax_pareto_front's. */
+static sax_status_t merge_front(sax_results_front_t *o, const sax_record_t *add, int64_t na, const int *obj,
+                                int k, sax_error_t *err)
+{
+    if (na == 0)
+        return SAX_OK;
+    int64_t n = o->n_front + na;
+    sax_record_t *pool = malloc((size_t)n * sizeof *pool);
+    double *v = malloc((size_t)n * (size_t)k * sizeof *v);
+    int64_t *idx = malloc((size_t)n * sizeof *idx);
+    sax_record_t *front = NULL;
+    int64_t m = -1;
+    if (pool && v && idx) {
+        if (o->n_front > 0)
+            memcpy(pool, o->front, (size_t)o->n_front * sizeof *pool);
+        memcpy(pool + o->n_front, add, (size_t)na * sizeof *pool);
+        for (int64_t i = 0; i < n; i++)
+            for (int j = 0; j < k; j++) {
+                double x = sax_pareto_objective_value(obj[j], &pool[i].result);
+                v[i * k + j] = sax_pareto_objective_maximised(obj[j]) ? -x : x;
+            }
+        m = sax_pareto_front(v, n, k, idx);
+        front = m >= 0 ? malloc((size_t)(m > 0 ? m : 1) * sizeof *front) : NULL;
+    }
+    if (front)
+        for (int64_t i = 0; i < m; i++)
+            front[i] = pool[idx[i]];
+    free(pool);
+    free(v);
+    free(idx);
+    if (!front)
+        return sax_error_set(err, SAX_ERR_NOMEM, "no memory for a Pareto front of %lld candidates",
+                             (long long)n);
+    free(o->front);
+    o->front = front;
+    o->n_front = m;
+    return SAX_OK;
+}
+
+/* Keeps the feasible records of r[0..n) at its front; returns how many. */
+static int64_t keep_feasible(sax_record_t *r, int64_t n)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (r[i].index >= 0 && r[i].result.feasible)
+            r[m++] = r[i];
+    return m;
+}
+
+static sax_status_t front_from_rows(const sax_results_data_t *d, int s, const int *obj, int k,
+                                    int64_t max_sample, int64_t batch_rows, sax_results_front_t *out,
+                                    sax_error_t *err)
+{
+    sax_results_file_t *f = NULL;
+    sax_status_t st = sax_results_rows_open(d, &f, err);
+    int64_t first = 0, n = 0;
+    if (st == SAX_OK && f)
+        st = sax_results_rows_scenario(f, s, &first, &n, err);
+    sax_record_t *batch = NULL;
+    if (st == SAX_OK && n > 0 && !(batch = malloc((size_t)(n < batch_rows ? n : batch_rows) * sizeof *batch)))
+        st = sax_error_set(err, SAX_ERR_NOMEM, "no memory to read /rows");
+    for (int64_t at = 0; st == SAX_OK && at < n; at += batch_rows) {
+        int64_t m = n - at < batch_rows ? n - at : batch_rows;
+        st = sax_results_rows_read(f, first + at, m, 1, batch, err);
+        if (st == SAX_OK) {
+            m = keep_feasible(batch, m);
+            out->n_candidates += m;
+            st = merge_front(out, batch, m, obj, k, err);
+        }
+    }
+    free(batch);
+    /* an even sample: every stride-th row of the scenario, the feasible ones */
+    int64_t stride = max_sample > 0 && n > max_sample ? (n + max_sample - 1) / max_sample : 1;
+    int64_t count = n > 0 ? (n + stride - 1) / stride : 0;
+    if (st == SAX_OK && count > 0 && max_sample > 0) {
+        out->sample = malloc((size_t)count * sizeof *out->sample);
+        if (!out->sample)
+            st = sax_error_set(err, SAX_ERR_NOMEM, "no memory for a sample of /rows");
+        else if ((st = sax_results_rows_read(f, first, count, stride, out->sample, err)) == SAX_OK)
+            out->n_sample = keep_feasible(out->sample, count);
+    }
+    sax_results_rows_close(&f);
+    return st;
+}
+
+sax_status_t sax_results_front(const sax_results_data_t *d, int s, const int *obj, int k, int64_t max_sample,
+                               sax_results_front_t *out, sax_error_t *err)
+{
+    return sax_results_front_batched(d, s, obj, k, max_sample, SAX_FRONT_BATCH, out, err);
+}
+
+sax_status_t sax_results_front_batched(const sax_results_data_t *d, int s, const int *obj, int k,
+                                       int64_t max_sample, int64_t batch_rows, sax_results_front_t *out,
+                                       sax_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    out->from_rows = d->has_rows;
+    sax_status_t st;
+    if (d->has_rows) {
+        st = front_from_rows(d, s, obj, k, max_sample, batch_rows > 0 ? batch_rows : SAX_FRONT_BATCH, out,
+                             err);
+    } else {
+        sax_record_t *pool = NULL;
+        int64_t n = 0;
+        bool from_rows;
+        st = sax_results_candidates(d, s, &pool, &n, &from_rows, err);
+        if (st == SAX_OK) {
+            out->n_candidates = n;
+            st = merge_front(out, pool, n, obj, k, err);
+        }
+        int64_t stride = max_sample > 0 && n > max_sample ? (n + max_sample - 1) / max_sample : 1;
+        if (st == SAX_OK && n > 0 && max_sample > 0) {
+            out->sample = malloc((size_t)((n + stride - 1) / stride) * sizeof *out->sample);
+            if (!out->sample)
+                st = sax_error_set(err, SAX_ERR_NOMEM, "no memory for a sample of the candidates");
+            for (int64_t i = 0; st == SAX_OK && i < n; i += stride)
+                out->sample[out->n_sample++] = pool[i];
+        }
+        free(pool);
+    }
+    if (st != SAX_OK)
+        sax_results_front_fini(out);
+    return st;
+}
+
+/* ---- the command ------------------------------------------------------------------------------ */
+
+#define SAX_PLOT_SAMPLE 4000
+
+sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_error_t *err)
+{
+    sax_pareto_opts_t o = *opts;
+    if (o.n_objectives == 0) {
+        o.objectives[0] = sax_pareto_objective_lookup("iteration_time_s");
+        o.objectives[1] = sax_pareto_objective_lookup("cross_site_bytes_per_iteration");
+        o.n_objectives = 2;
+    }
+    sax_results_data_t d;
+    sax_status_t st = sax_results_read(o.path, false, &d, err);
+    if (st != SAX_OK)
+        return st;
+    if (o.scenario >= d.res.n_scenarios || o.scenario < -1) {
+        st = sax_error_set(err, SAX_ERR_USAGE, "--scenario %d: %s has %d scenario%s (0..%d)", o.scenario,
+                           o.path, d.res.n_scenarios, d.res.n_scenarios == 1 ? "" : "s",
+                           d.res.n_scenarios - 1);
+        sax_results_data_fini(&d);
+        return st;
+    }
+    FILE *csv = NULL, *svg = NULL;
+    if (o.csv_path && !(csv = fopen(o.csv_path, "w")))
+        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", o.csv_path, strerror(errno));
+    if (st == SAX_OK && o.svg_path && !(svg = fopen(o.svg_path, "w")))
+        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", o.svg_path, strerror(errno));
+
+    fprintf(out, "Pareto fronts of %s over", o.path);
+    for (int j = 0; j < o.n_objectives; j++)
+        fprintf(out, "%s %s (%s)", j ? "," : "", sax_pareto_objective_name(o.objectives[j]),
+                sax_pareto_objective_maximised(o.objectives[j]) ? "max" : "min");
+    fputc('\n', out);
+    if (!d.has_rows)
+        fprintf(out,
+                "%s stores no candidate rows (sweep without --store): candidates are those of /pareto, /top "
+                "and the other reductions;\n%s\n",
+                o.path,
+                front_is_exact(&d, &o)
+                    ? "the front is exact: the objectives are among the sweep's own Pareto "
+                      "objectives."
+                    : "the front is that of these candidates only (the objectives are not "
+                      "among the sweep's Pareto objectives); sweep with --store feasible "
+                      "for the exact front.");
+    if (csv)
+        sax_report_write_csv(csv, &d.space, NULL, 0);
+    int first = o.scenario >= 0 ? o.scenario : 0, last = o.scenario >= 0 ? o.scenario : d.res.n_scenarios - 1;
+    for (int s = first; s <= last && st == SAX_OK; s++) {
+        int k = o.n_objectives;
+        sax_results_front_t fr;
+        st = sax_results_front(&d, s, o.objectives, k, svg && s == first ? SAX_PLOT_SAMPLE : 0, &fr, err);
+        if (st != SAX_OK)
+            break;
+        print_front(out, &d, &o, s, fr.front, fr.n_front, fr.n_candidates);
+        for (int64_t i = 0; csv && i < fr.n_front; i++)
+            csv_row(csv, &d.space, &fr.front[i]);
+        if (svg && s == first) {
+            /* the sample as the grey cloud, the front after it */
+            int64_t n = fr.n_sample + fr.n_front;
+            double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x),
+                   *y = malloc((size_t)(n > 0 ? n : 1) * sizeof *y);
+            int64_t *idx = malloc((size_t)(fr.n_front > 0 ? fr.n_front : 1) * sizeof *idx);
+            int ox = o.objectives[0], oy = o.objectives[k > 1 ? 1 : 0];
+            if (x && y && idx) {
+                for (int64_t i = 0; i < n; i++) {
+                    const sax_record_t *r = i < fr.n_sample ? &fr.sample[i] : &fr.front[i - fr.n_sample];
+                    x[i] = sax_pareto_objective_value(ox, &r->result);
+                    y[i] = sax_pareto_objective_value(oy, &r->result);
+                }
+                for (int64_t i = 0; i < fr.n_front; i++)
+                    idx[i] = fr.n_sample + i;
+                char title[640], label[512];
+                sax_report_scenario_label(&d, s, label, sizeof label);
+                snprintf(title, sizeof title, "scenario %d: %s", s, label);
+                st = sax_plot_front(svg, title, sax_pareto_objective_name(ox), objective_unit(ox),
+                                    sax_pareto_objective_name(oy), objective_unit(oy), x, y, fr.n_sample,
+                                    fr.n_candidates, idx, fr.n_front, k == 2, err);
+            } else {
+                st = sax_error_set(err, SAX_ERR_NOMEM, "no memory for the plot");
+            }
+            free(x);
+            free(y);
+            free(idx);
+        }
+        sax_results_front_fini(&fr);
+    }
+    if (csv && fclose(csv) != 0 && st == SAX_OK)
+        st = sax_error_set(err, SAX_ERR_IO, "%s: write failed", o.csv_path);
+    if (svg && fclose(svg) != 0 && st == SAX_OK)
+        st = sax_error_set(err, SAX_ERR_IO, "%s: write failed", o.svg_path);
+    if (st != SAX_OK && csv) /* a failed run (a full disk) leaves no truncated file under the name */
+        remove(o.csv_path);
+    if (st != SAX_OK && svg)
+        remove(o.svg_path);
+    if (st == SAX_OK && o.csv_path)
+        fprintf(out, "\nwrote %s\n", o.csv_path);
+    if (st == SAX_OK && o.svg_path)
+        fprintf(out, "wrote %s (scenario %d: %s against %s)\n", o.svg_path, first,
+                sax_pareto_objective_name(o.objectives[o.n_objectives > 1 ? 1 : 0]),
+                sax_pareto_objective_name(o.objectives[0]));
+    sax_results_data_fini(&d);
+    return st;
+}

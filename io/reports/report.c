@@ -1,0 +1,240 @@
+/* report.c - `sax report`: per scenario, the best configuration against each baseline (speedup =
+ * baseline time / best time) as text, and the plots (report_plots.c) as SVG files. Also the
+ * candidate pool that reports and Pareto analysis share. Serial.
+ */
+#include "reports_internal.h"
+#include "svg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- the candidates a file holds ---------------------------------------------------------------- */
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const sax_record_t *x = a, *y = b;
+    if (x->scenario != y->scenario)
+        return x->scenario < y->scenario ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+sax_status_t sax_results_candidates(const sax_results_data_t *d, int scenario, sax_record_t **out, int64_t *n,
+                                    bool *from_rows, sax_error_t *err)
+{
+    *out = NULL;
+    *n = 0;
+    *from_rows = d->rows != NULL;
+    const sax_record_t *src[6];
+    int64_t len[6];
+    int ns = 0;
+    if (d->rows) {
+        src[ns] = d->rows;
+        len[ns++] = d->n_rows;
+    } else {
+        src[ns] = d->pareto;
+        len[ns++] = d->res.n_pareto;
+        src[ns] = d->top;
+        len[ns++] = d->res.n_top;
+        src[ns] = d->best;
+        len[ns++] = d->res.n_scenarios;
+        src[ns] = d->best_per_value;
+        len[ns++] = d->res.n_bpv;
+        src[ns] = d->baseline_best;
+        len[ns++] = (int64_t)d->res.n_scenarios * d->space.n_baselines;
+    }
+    int64_t total = 0;
+    for (int i = 0; i < ns; i++)
+        total += len[i];
+    sax_record_t *r = malloc((size_t)(total > 0 ? total : 1) * sizeof *r);
+    if (!r)
+        return sax_error_set(err, SAX_ERR_NOMEM, "no memory for %lld candidates", (long long)total);
+    int64_t m = 0;
+    for (int i = 0; i < ns; i++)
+        for (int64_t j = 0; j < len[i]; j++) {
+            const sax_record_t *c = &src[i][j];
+            if (c->index >= 0 && c->result.feasible && (scenario < 0 || c->scenario == scenario))
+                r[m++] = *c;
+        }
+    if (!d->rows && m > 1) { /* the reductions overlap: keep each (scenario, index) once */
+        qsort(r, (size_t)m, sizeof *r, rec_cmp);
+        int64_t u = 1;
+        for (int64_t j = 1; j < m; j++)
+            if (rec_cmp(&r[j], &r[u - 1]) != 0)
+                r[u++] = r[j];
+        m = u;
+    }
+    *out = r;
+    *n = m;
+    return SAX_OK;
+}
+
+/* ---- text --------------------------------------------------------------------------------------- */
+
+static void config_line(FILE *out, const sax_space_desc_t *sp, const sax_record_t *r)
+{
+    for (int k = 0; k < SAX_KEY_COUNT; k++) {
+        char v[64];
+        sax_results_key_value_str(sp, &r->candidate, (sax_key_t)k, v, sizeof v);
+        fprintf(out, "%s%s=%s", k ? " " : "", sax_key_names[k], v);
+    }
+}
+
+static void human(double x, const char *unit, char *buf, size_t len)
+{
+    char ul[16];
+    double sc = sax_svg_unit_scale(fabs(x), unit, ul, sizeof ul);
+    snprintf(buf, len, "%.4g%s%s", x / sc, ul[0] ? " " : "", ul);
+}
+
+static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
+{
+    char label[512], a[32], b[32], c[32];
+    sax_report_scenario_label(d, s, label, sizeof label);
+    fprintf(out, "\nScenario %d: %s\n", s, label);
+    const sax_record_t *best = &d->best[s];
+    if (best->index < 0) {
+        fprintf(out, "  no feasible candidate\n");
+        return;
+    }
+    const sax_result_t *r = &best->result;
+    human(r->cross_site_bytes_per_iteration, "B", a, sizeof a);
+    human(r->memory_per_gpu_bytes, "B", b, sizeof b);
+    human(r->tokens_per_s, "", c, sizeof c);
+    fprintf(out,
+            "  best: %.4g s per iteration, %s tokens/s, MFU %.3f, cross-site %s per iteration, %s per GPU, "
+            "%d GPUs (candidate %lld)\n",
+            r->iteration_time_s, c, r->mfu, a, b, r->gpus_used, (long long)best->index);
+    fprintf(out, "    ");
+    config_line(out, &d->space, best);
+    fprintf(out, "\n    breakdown:");
+    for (int p = 0; p < SAX_PHASE_COUNT; p++)
+        fprintf(out, " %s %.4g s%s", sax_phase_names[p], r->breakdown_s[p],
+                p + 1 < SAX_PHASE_COUNT ? "," : "\n");
+    if (d->space.n_baselines == 0) {
+        fprintf(out, "  no baselines in the configuration\n");
+        return;
+    }
+    fprintf(out, "  %-20s %12s %9s  %s\n", "baseline", "time (s)", "speedup", "its best configuration");
+    for (int bl = 0; bl < d->space.n_baselines; bl++) {
+        const sax_record_t *x = &d->baseline_best[s * d->space.n_baselines + bl];
+        if (x->index < 0) {
+            fprintf(out, "  %-20s %12s %9s  no feasible candidate agrees with it\n",
+                    d->space.baselines[bl].name, "-", "-");
+            continue;
+        }
+        fprintf(out, "  %-20s %12.4g %8.3fx  ", d->space.baselines[bl].name, x->result.iteration_time_s,
+                x->result.iteration_time_s / r->iteration_time_s);
+        config_line(out, &d->space, x);
+        fputc('\n', out);
+    }
+}
+
+/* Best step time of each placement (order) in each scenario, from /best_per_value: which
+ * placement wins as the environment changes, as text. */
+static void print_placements(FILE *out, const sax_results_data_t *d)
+{
+    int no = d->space.n_orders;
+    if (no < 2)
+        return;
+    fprintf(out, "\nBest step time per placement (s; * = fastest placement of the scenario)\n  %-9s",
+            "scenario");
+    char name[64];
+    for (int o = 0; o < no; o++) {
+        sax_results_order_name(&d->space, o, name, sizeof name);
+        fprintf(out, " %14s", name);
+    }
+    fputc('\n', out);
+    for (int s = 0; s < d->res.n_scenarios; s++) {
+        double t[SAX_SPACE_MAX_VALUES], best = INFINITY;
+        for (int o = 0; o < no; o++) {
+            t[o] = NAN;
+            for (int64_t i = 0; i < d->res.n_bpv; i++)
+                if (d->bpv_key[i] == SAX_KEY_ORDER && d->bpv_value[i] == o &&
+                    d->best_per_value[i].scenario == s && d->best_per_value[i].index >= 0)
+                    t[o] = d->best_per_value[i].result.iteration_time_s;
+            if (t[o] < best)
+                best = t[o];
+        }
+        fprintf(out, "  %-9d", s);
+        for (int o = 0; o < no; o++) {
+            if (isnan(t[o]))
+                fprintf(out, " %14s", "-");
+            else
+                fprintf(out, " %13.4g%c", t[o], t[o] == best ? '*' : ' ');
+        }
+        fputc('\n', out);
+    }
+}
+
+/* ---- files -------------------------------------------------------------------------------------- */
+
+typedef sax_status_t (*plot_fn)(FILE *f, const sax_results_data_t *d, int which, sax_error_t *err);
+
+static sax_status_t plot_file(FILE *out, const char *dir, const char *name, plot_fn fn,
+                              const sax_results_data_t *d, int which, sax_error_t *err)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return sax_error_set(err, SAX_ERR_USAGE, "%s: directory name too long", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    sax_status_t st = fn(f, d, which, err);
+    if (fclose(f) != 0 && st == SAX_OK)
+        st = sax_error_set(err, SAX_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    if (st == SAX_OK)
+        fprintf(out, "  %s\n", path);
+    else /* a failed plot (a full disk) leaves no truncated file under the name */
+        remove(path);
+    return st;
+}
+
+sax_status_t sax_report_write(FILE *out, const sax_results_data_t *d, const char *svg_dir, sax_error_t *err)
+{
+    const sax_results_t *r = &d->res;
+    int64_t infeasible = 0;
+    for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
+        infeasible += r->infeasible[i];
+    fprintf(out, "sax %s (git %s), %d rank%s; command: %s\n", r->version, r->git_revision, r->ranks,
+            r->ranks == 1 ? "" : "s", r->command_line);
+    fprintf(out, "%lld candidates evaluated (%lld feasible, %lld infeasible", (long long)r->evaluated,
+            (long long)r->infeasible[SAX_FEASIBLE], (long long)infeasible);
+    for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
+        if (r->infeasible[i] > 0)
+            fprintf(out, "; %s %lld", sax_infeasible_names[i], (long long)r->infeasible[i]);
+    fprintf(out, "), %lld skipped, %d scenario%s, %.3g s\n", (long long)r->skipped, r->n_scenarios,
+            r->n_scenarios == 1 ? "" : "s", r->end_unix_s - r->start_unix_s);
+    for (int s = 0; s < r->n_scenarios; s++)
+        print_scenario(out, d, s);
+    print_placements(out, d);
+    if (!svg_dir)
+        return SAX_OK;
+
+    struct stat sb;
+    if (stat(svg_dir, &sb) != 0 && mkdir(svg_dir, 0777) != 0)
+        return sax_error_set(err, SAX_ERR_IO, "%s: cannot create the plot directory: %s", svg_dir,
+                             strerror(errno));
+    if (stat(svg_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return sax_error_set(err, SAX_ERR_USAGE, "%s: not a directory", svg_dir);
+    fprintf(out, "\nplots:\n");
+    sax_status_t st = SAX_OK;
+    for (int s = 0; s < r->n_scenarios && st == SAX_OK; s++) {
+        char name[64];
+        snprintf(name, sizeof name, "pareto-s%d.svg", s);
+        st = plot_file(out, svg_dir, name, sax_plot_pareto, d, s, err);
+        snprintf(name, sizeof name, "breakdown-s%d.svg", s);
+        if (st == SAX_OK)
+            st = plot_file(out, svg_dir, name, sax_plot_breakdown, d, s, err);
+    }
+    for (int v = 0; v < d->space.n_scenario_vars && st == SAX_OK; v++) {
+        char name[64];
+        snprintf(name, sizeof name, "scenario-var%d.svg", v);
+        st = plot_file(out, svg_dir, name, sax_plot_scenarios, d, v, err);
+    }
+    if (st == SAX_OK && d->space.n_scenario_vars == 0)
+        fprintf(out, "  (no scenario variables: no plot against the environment)\n");
+    return st;
+}

@@ -1,0 +1,451 @@
+/* test_config.c - the configuration loader: every example under tests/data/configs loads and its
+ * values match what the files say (converted by hand), every file under tests/data/bad fails with
+ * exit status 2 and a message naming the file, the JSON path and what was expected, the effective
+ * JSON reloads to the same configuration, and nothing is left allocated after an error. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sax_config.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONFIGS SAX_TEST_DATA "/configs/"
+#define BAD SAX_TEST_DATA "/bad/"
+#define GIB 1073741824.0
+
+static bool close_to(double a, double b) { return fabs(a - b) <= 1e-12 * fabs(b); }
+
+static void load_ok(const char *path, sax_config_t *cfg)
+{
+    sax_error_t err = {{0}};
+    sax_status_t st = sax_config_load(path, cfg, &err);
+    if (st != SAX_OK) {
+        print_error("%s: %s\n", path, err.text);
+        fail();
+    }
+}
+
+/* ---- examples --------------------------------------------------------------------------------- */
+
+static void test_contract_eval(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load_ok(CONFIGS "contract-eval.json", &cfg);
+    const sax_problem_t *p = &cfg.problem;
+    assert_string_equal(p->model.name, "gpt3-175b");
+    assert_int_equal(p->model.layers, 96);
+    assert_int_equal(p->model.hidden, 12288);
+    assert_int_equal(p->model.ffn_hidden, 49152);
+    assert_int_equal(p->model.heads, 96);
+    assert_int_equal(p->model.kv_heads, 96);
+    assert_int_equal(p->model.vocab, 51200);
+    assert_int_equal(p->model.seq_len, 2048);
+    assert_int_equal(p->model.ffn_act, SAX_FFN_GELU);
+    assert_false(p->model.tied_embeddings);
+    assert_true(p->training.global_batch == 1536);
+    assert_int_equal(p->training.precision, SAX_PRECISION_BF16);
+    assert_string_equal(p->cluster.gpu.name, "A100");
+    assert_true(close_to(p->cluster.gpu.peak_flops_bf16, 312e12));
+    assert_true(p->cluster.gpu.hbm_bytes == 80 * GIB);
+    assert_true(close_to(p->cluster.gpu.hbm_bw_Bps, 2.0e12));
+    assert_true(p->cluster.gpu.peak_flops_fp8 == 0.0);
+    assert_int_equal(p->cluster.scale_up.size, 8);
+    assert_true(close_to(p->cluster.scale_up.bw_Bps, 300e9));
+    assert_true(close_to(p->cluster.scale_up.latency_s, 3e-6));
+    assert_int_equal(p->cluster.n_tiers, 2);
+    assert_string_equal(p->cluster.tiers[1].name, "building");
+    assert_int_equal(p->cluster.tiers[1].gpus, 24576);
+    assert_true(close_to(p->cluster.tiers[1].bw_Bps, 25e9));
+    assert_true(close_to(p->cluster.tiers[1].latency_s, 20e-6));
+    assert_true(p->cluster.tiers[1].oversubscription == 7.0);
+    assert_int_equal(p->cluster.n_sites, 1);
+    assert_int_equal(p->cluster.sites[0].gpus, 1024);
+    assert_int_equal(p->cluster.n_links, 0);
+    /* the file sets no efficiency; a GPU object named "A100" is modelled as the A100 preset */
+    sax_gpu_t gd;
+    memset(&gd, 0, sizeof gd);
+    assert_true(sax_preset_gpu_calibration("A100", &gd));
+    assert_true(p->cluster.gpu.gemm_eff_max == gd.gemm_eff_max);
+    assert_true(p->cluster.gpu.mem_eff == gd.mem_eff);
+    assert_true(p->cluster.sites[0].gpu.hbm_bytes == 80 * GIB); /* the site inherits the cluster's GPU */
+
+    assert_true(cfg.has_candidate);
+    const sax_candidate_t *c = &cfg.candidate;
+    assert_int_equal(c->tp, 8);
+    assert_int_equal(c->pp, 16);
+    assert_int_equal(c->dp, 8);
+    assert_int_equal(c->recompute, SAX_RECOMPUTE_FULL);
+    assert_int_equal(c->schedule, SAX_SCHEDULE_1F1B);
+    assert_int_equal(c->n_order, 4);
+    assert_int_equal(c->order[0], SAX_DIM_TP);
+    assert_int_equal(c->order[2], SAX_DIM_PP);
+    assert_int_equal(c->order[3], SAX_DIM_DP);
+    assert_int_equal(c->transport, SAX_TRANSPORT_ROCE);
+    assert_false(cfg.has_space);
+    assert_int_equal(cfg.n_scenarios, 1);
+    assert_null(cfg.scenario_values);
+    assert_non_null(cfg.effective_json);
+    sax_config_fini(&cfg);
+    assert_null(cfg.effective_json);
+}
+
+static void test_contract_sweep(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load_ok(CONFIGS "contract-sweep.json", &cfg);
+    const sax_space_desc_t *s = &cfg.space;
+    assert_true(cfg.has_space);
+    assert_int_equal(s->values[SAX_KEY_TP].n, 4);
+    assert_int_equal(s->values[SAX_KEY_TP].v[3], 8);
+    assert_int_equal(s->values[SAX_KEY_PP].n, 5);
+    assert_int_equal(s->values[SAX_KEY_DP].n, 1);
+    assert_int_equal(s->values[SAX_KEY_DP].v[0], 0); /* "auto" */
+    assert_int_equal(s->values[SAX_KEY_SCHEDULE].n, 3);
+    assert_int_equal(s->values[SAX_KEY_SCHEDULE].v[1], SAX_SCHEDULE_INTERLEAVED);
+    assert_int_equal(s->values[SAX_KEY_TRANSPORT].v[0], SAX_TRANSPORT_ROCE_GBN);
+    assert_int_equal(s->values[SAX_KEY_TRANSPORT].v[2], SAX_TRANSPORT_TCP);
+    assert_int_equal(s->values[SAX_KEY_CONNECTIONS].v[2], 16);
+    /* keys the space leaves out keep the fixed section's value */
+    assert_int_equal(s->values[SAX_KEY_EP].n, 1);
+    assert_int_equal(s->values[SAX_KEY_EP].v[0], 1);
+    assert_int_equal(s->values[SAX_KEY_SEQUENCE_PARALLEL].v[0], 0);
+    assert_int_equal(s->values[SAX_KEY_LAYER_SPLIT].v[0], SAX_LAYER_SPLIT_UNIFORM);
+    assert_int_equal(s->n_orders, 2);
+    assert_int_equal(s->values[SAX_KEY_ORDER].n, 2);
+    assert_int_equal(s->order_len[1], 4);
+    assert_int_equal(s->orders[1][2], SAX_DIM_DP);
+    assert_int_equal(s->orders[1][3], SAX_DIM_PP);
+    /* scenarios: 10 Tbit/s = 1.25e12 B/s, 40 Tbit/s = 5e12 B/s, 0.1 ms, 1 ms */
+    assert_int_equal(s->n_scenario_vars, 2);
+    assert_string_equal(s->scenario_vars[0].path, "site_links[0].bandwidth");
+    assert_true(close_to(s->scenario_vars[0].v[0], 1.25e12));
+    assert_true(close_to(s->scenario_vars[0].v[1], 5e12));
+    assert_true(close_to(s->scenario_vars[1].v[0], 1e-4));
+    assert_int_equal(cfg.n_scenarios, 4);
+    /* the first variable varies slowest: scenario 1 = (10 Tbit/s, 1 ms), 2 = (40 Tbit/s, 0.1 ms) */
+    assert_true(close_to(cfg.scenarios[1].cluster.links[0].bw_Bps, 1.25e12));
+    assert_true(close_to(cfg.scenarios[1].cluster.links[0].latency_s, 1e-3));
+    assert_true(close_to(cfg.scenarios[2].cluster.links[0].bw_Bps, 5e12));
+    assert_true(close_to(cfg.scenarios[2].cluster.links[0].latency_s, 1e-4));
+    assert_true(close_to(cfg.scenario_values[2 * 2 + 0], 5e12));
+    assert_true(close_to(cfg.scenario_values[2 * 2 + 1], 1e-4));
+    assert_true(close_to(cfg.problem.cluster.links[0].bw_Bps, 5e12)); /* the file's own value, 40 Tbit/s */
+    assert_true(cfg.scenarios[3].cluster.links[0].loss == 1e-6);
+    /* baseline */
+    assert_int_equal(s->n_baselines, 1);
+    const sax_baseline_t *b = &s->baselines[0];
+    assert_string_equal(b->name, "production");
+    assert_int_equal(b->mask, (1u << SAX_KEY_ORDER) | (1u << SAX_KEY_SCHEDULE) | (1u << SAX_KEY_CONNECTIONS) |
+                                  (1u << SAX_KEY_ALGORITHM));
+    assert_int_equal(b->value[SAX_KEY_ORDER], 0);
+    assert_int_equal(b->value[SAX_KEY_SCHEDULE], SAX_SCHEDULE_1F1B);
+    assert_int_equal(b->value[SAX_KEY_CONNECTIONS], 1);
+    assert_int_equal(b->value[SAX_KEY_ALGORITHM], SAX_ALGORITHM_RING);
+    sax_config_fini(&cfg);
+}
+
+static void test_presets_and_distance(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load_ok(CONFIGS "presets-multisite.json", &cfg);
+    const sax_cluster_t *c = &cfg.problem.cluster;
+    /* Llama 3 405B, arXiv 2407.21783 Table 3 */
+    assert_string_equal(cfg.problem.model.name, "llama3-405b");
+    assert_int_equal(cfg.problem.model.layers, 126);
+    assert_int_equal(cfg.problem.model.hidden, 16384);
+    assert_int_equal(cfg.problem.model.kv_heads, 8);
+    assert_string_equal(c->gpu.name, "H100");
+    assert_true(close_to(c->gpu.peak_flops_bf16, 989e12));
+    assert_true(close_to(c->tiers[0].bw_Bps, 5e10));  /* 400 Gbit/s */
+    assert_true(c->tiers[0].oversubscription == 1.0); /* default */
+    /* sites: east inherits H100; west is a B200 with 192 GB; north is an H100 with memory_efficiency 0.6 */
+    assert_string_equal(c->sites[0].gpu.name, "H100");
+    assert_string_equal(c->sites[1].gpu.name, "B200");
+    assert_true(close_to(c->sites[1].gpu.peak_flops_bf16, 2250e12));
+    assert_true(c->sites[1].gpu.hbm_bytes == 192e9);
+    assert_string_equal(c->sites[2].gpu.name, "H100");
+    assert_true(c->sites[2].gpu.mem_eff == 0.6);
+    assert_true(close_to(c->sites[2].gpu.hbm_bw_Bps, 3.35e12));
+    /* links: 16 Pbit/s = 2e15 B/s; 1000 km at 5 us/km one way = 5 ms; 64 MiB window */
+    assert_int_equal(c->n_links, 2);
+    assert_int_equal(c->links[0].a, 0);
+    assert_int_equal(c->links[0].b, 1);
+    assert_true(close_to(c->links[0].bw_Bps, 2e15));
+    assert_true(close_to(c->links[0].latency_s, 5e-3));
+    assert_true(close_to(c->links[0].distance_m, 1e6));
+    assert_true(c->links[0].window_bytes == 64.0 * 1048576.0);
+    assert_true(c->links[0].uplink_oversubscription == 4.5);
+    assert_true(c->links[0].loss == 1e-7);
+    /* latency given with distance: the latency stands */
+    assert_true(close_to(c->links[1].latency_s, 2e-3));
+    assert_true(close_to(c->links[1].distance_m, 1e5));
+    assert_int_equal(c->links[1].a, 1);
+    assert_int_equal(c->links[1].b, 2);
+    /* dp "auto" = (24576 + 12288 + 6144) / (8 x 1 x 16) = 336; default order without degree-1 dims */
+    assert_int_equal(cfg.candidate.dp, 336);
+    assert_int_equal(cfg.candidate.n_order, 3);
+    assert_int_equal(cfg.candidate.order[0], SAX_DIM_TP);
+    assert_int_equal(cfg.candidate.order[1], SAX_DIM_PP);
+    assert_int_equal(cfg.candidate.order[2], SAX_DIM_DP);
+    assert_int_equal(cfg.candidate.vpp, 2);
+    assert_true(cfg.candidate.sequence_parallel);
+    assert_int_equal(cfg.candidate.transport, SAX_TRANSPORT_ROCE_SR);
+    assert_int_equal(cfg.candidate.connections, 16);
+    assert_int_equal(cfg.candidate.algorithm, SAX_ALGORITHM_RING);
+    sax_config_fini(&cfg);
+}
+
+static void test_moe_sweep_scenarios(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load_ok(CONFIGS "moe-sweep.json", &cfg);
+    assert_false(cfg.has_candidate);
+    assert_true(cfg.has_space);
+    assert_string_equal(cfg.problem.model.name, "deepseek-v3");
+    assert_int_equal(cfg.problem.model.seq_len, 8192); /* overrides the preset's 4096 */
+    assert_int_equal(cfg.problem.model.experts, 256);
+    assert_int_equal(cfg.problem.training.precision, SAX_PRECISION_FP8);
+    assert_true(cfg.problem.training.dp_overlap_efficiency == 0.9);
+    assert_true(cfg.problem.cluster.gpu.gemm_eff_max == 0.75);
+    assert_true(close_to(cfg.problem.cluster.gpu.hbm_bytes, 141 * GIB));
+    /* 50 km at 5 us/km = 250 us */
+    assert_true(close_to(cfg.problem.cluster.links[0].latency_s, 2.5e-4));
+    assert_int_equal(cfg.problem.cluster.links[0].a, 1);
+    assert_int_equal(cfg.space.values[SAX_KEY_DP].n, 2);
+    assert_int_equal(cfg.space.values[SAX_KEY_DP].v[0], 0);
+    assert_int_equal(cfg.space.values[SAX_KEY_DP].v[1], 32);
+    assert_int_equal(cfg.space.n_orders, 1);
+    assert_int_equal(cfg.space.order_len[0], 5); /* all dimensions when nothing fixes the order */
+    assert_int_equal(cfg.space.n_baselines, 2);
+    assert_string_equal(cfg.space.baselines[1].name, "dualpipe");
+    /* 3 distances x 2 GPU counts x 2 peaks; scenario 7 = (1, 1, 1): 100 km, 1024 GPUs, 1979 TFLOP/s */
+    assert_int_equal(cfg.n_scenarios, 12);
+    const sax_problem_t *p = &cfg.scenarios[7];
+    assert_true(close_to(p->cluster.links[0].distance_m, 1e5));
+    assert_true(close_to(p->cluster.links[0].latency_s, 5e-4)); /* derived again from the distance */
+    assert_int_equal(p->cluster.sites[1].gpus, 1024);
+    assert_true(close_to(p->cluster.gpu.peak_flops_bf16, 1979e12));
+    assert_true(close_to(p->cluster.sites[0].gpu.peak_flops_bf16, 1979e12)); /* inherited by the sites */
+    assert_true(close_to(cfg.scenario_values[7 * 3 + 0], 1e5));
+    /* scenario 0 = 10 km, 512 GPUs, 989 TFLOP/s */
+    p = &cfg.scenarios[0];
+    assert_true(close_to(p->cluster.links[0].latency_s, 5e-5));
+    assert_int_equal(p->cluster.sites[1].gpus, 512);
+    assert_true(close_to(p->cluster.sites[1].gpu.peak_flops_bf16, 989e12));
+    sax_config_fini(&cfg);
+}
+
+/* Every example loads, and its effective JSON loads to the same effective JSON. */
+static void test_every_example_round_trip(void **state)
+{
+    (void)state;
+    DIR *d = opendir(CONFIGS);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s%s", CONFIGS, e->d_name);
+        sax_config_t a, b;
+        load_ok(path, &a);
+        sax_error_t err = {{0}};
+        sax_status_t st = sax_config_parse(a.effective_json, "effective", &b, &err);
+        if (st != SAX_OK) {
+            print_error("%s: effective JSON does not load: %s\n%s\n", path, err.text, a.effective_json);
+            fail();
+        }
+        assert_string_equal(a.effective_json, b.effective_json);
+        assert_int_equal(a.n_scenarios, b.n_scenarios);
+        assert_memory_equal(&a.problem.cluster.links, &b.problem.cluster.links,
+                            sizeof a.problem.cluster.links);
+        assert_memory_equal(&a.space, &b.space, sizeof a.space);
+        sax_config_fini(&a);
+        sax_config_fini(&b);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 4);
+}
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *file;
+    const char *path;     /* JSON path expected in the message */
+    const char *fragment; /* what was expected or found */
+} bad_t;
+
+static const bad_t bad_files[] = {
+    {"unknown-key", "model.layer:", "unknown key (did you mean \"layers\"?)"},
+    {"unknown-top-key", ": paralelism:", "unknown key"},
+    {"wrong-type", "cluster.tiers[1].gpus:", "expected an integer >= 2, found \"many\""},
+    {"missing-required", ": model:", "missing required key \"hidden\""},
+    {"non-finite", "cluster.tiers[0].bandwidth:", "found \"NaN GB/s\" (no number)"},
+    {"negative", "cluster.scale_up.latency:", "expected a time >= 0"},
+    {"zero-bandwidth", "cluster.tiers[1].bandwidth:", "expected a bandwidth > 0"},
+    {"bad-unit", "cluster.gpu.hbm:", "unknown unit \"GX\""},
+    {"wrong-unit-kind", "cluster.site_links[0].bandwidth:", "\"us\" is a unit of time"},
+    {"unknown-site-in-link", "cluster.site_links[0].between[1]:", "found \"C\""},
+    {"site-not-multiple-of-tier", "cluster.sites[0].gpus:", "expected a multiple of 3072"},
+    {"tier-not-multiple-of-scale-up", "cluster.tiers[0].gpus:", "expected a multiple of 8"},
+    {"site-larger-than-outer-tier", "cluster.sites[0].gpus:", "expected at most 24576 GPUs"},
+    {"bad-scenario-path", "space.scenarios.site_links[3].bandwidth:", "index 3 is outside"},
+    {"baseline-key-unknown", "space.baselines.production.tpp:", "unknown key"},
+    {"baseline-value-outside-space", "space.baselines.production.schedule:", "found \"gpipe\""},
+    {"bad-enum", "parallelism.schedule:", "found \"1f2b\""},
+    {"missing-parallelism", "missing-parallelism.json: missing required key \"parallelism\"",
+     "expected an object"},
+    {"dp-auto-remainder", "parallelism.dp:", "by tp x cp x pp = 48, found a remainder of 16"},
+    {"fp8-without-peak", "training.precision:", "without an FP8 peak"},
+    {"link-without-latency", "cluster.site_links[0]:", "\"latency\" or \"distance\""},
+    {"duplicate-link", "cluster.site_links[1]:", "second link between"},
+    {"kv-heads-not-divisor", "model.kv_heads:", "expected a divisor of heads = 96, found 7"},
+    {"order-missing-dim", "parallelism.order:", "found no \"pp\""},
+    {"unknown-gpu-preset", "cluster.gpu:", "found \"H1000\""},
+    {"non-integer", "model.layers:", "expected an integer >= 1, found 96.5"},
+    {"loss-out-of-range", "cluster.site_links[0].loss:", "expected a number in [0, 1), found 1.5"},
+    {"scenario-value-kind", "space.scenarios.site_links[0].latency[0]:", "\"Gbit/s\" is a unit of bandwidth"},
+    {"space-unknown-key", "space.tensor:", "unknown key"},
+    {"space-duplicate-value", "space.tp[2]:", "expected each value once"},
+    {"duplicate-site-name", "cluster.sites[1].name:", "expected a unique site name"},
+    {"scenario-inconsistent-sites", "space.scenarios.cluster.sites[1].gpus:", "(in scenario 1:"},
+    {"syntax-error", "syntax-error.json:4:", "syntax error"},
+    {"duplicate-key", "model.layers:", "found it twice"},
+    {"not-an-object", "not-an-object.json:", "expected an object"},
+};
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    size_t n = sizeof bad_files / sizeof bad_files[0];
+    for (size_t i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s%s.json", BAD, bad_files[i].file);
+        sax_config_t cfg;
+        memset(&cfg, 0xab, sizeof cfg); /* init semantics: garbage in is fine */
+        sax_error_t err = {{0}};
+        sax_status_t st = sax_config_load(path, &cfg, &err);
+        bool ok = st == SAX_ERR_INPUT && sax_status_exit_code(st) == 2 && strstr(err.text, path) != NULL &&
+                  strstr(err.text, bad_files[i].path) != NULL &&
+                  strstr(err.text, bad_files[i].fragment) != NULL && strstr(err.text, "expected") != NULL;
+        if (!ok) {
+            print_error("%s: status %s, message:\n  %s\nwanted path \"%s\" and \"%s\"\n", bad_files[i].file,
+                        sax_status_name(st), err.text, bad_files[i].path, bad_files[i].fragment);
+            fail();
+        }
+        /* nothing left allocated, nothing half-filled */
+        assert_null(cfg.scenarios);
+        assert_null(cfg.scenario_values);
+        assert_null(cfg.effective_json);
+        assert_int_equal(cfg.n_scenarios, 0);
+        sax_config_fini(&cfg);
+    }
+}
+
+/* Whether `name` (a file of tests/data/bad) has a line in tests/data/bad/expected.txt, the list
+ * tests/reliability/bad_input.sh runs through every command. */
+static bool in_expected_list(const char *name)
+{
+    FILE *f = fopen(BAD "expected.txt", "r");
+    if (f == NULL)
+        return false;
+    char line[512];
+    bool found = false;
+    size_t len = strlen(name);
+    while (!found && fgets(line, sizeof line, f) != NULL)
+        found = strncmp(line, name, len) == 0 && (line[len] == ' ' || line[len] == '\t');
+    fclose(f);
+    return found;
+}
+
+/* Every file of tests/data/bad has a row above or in expected.txt (so the corpus cannot grow
+ * untested), and every row above names a file of the corpus. */
+static void test_bad_corpus_covered(void **state)
+{
+    (void)state;
+    DIR *d = opendir(BAD);
+    assert_non_null(d);
+    int listed_here = 0;
+    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        bool listed = false;
+        for (size_t i = 0; i < sizeof bad_files / sizeof bad_files[0]; i++)
+            listed = listed || (strncmp(e->d_name, bad_files[i].file, len - 5) == 0 &&
+                                strlen(bad_files[i].file) == len - 5);
+        listed_here += listed;
+        if (!listed && !in_expected_list(e->d_name)) {
+            print_error("tests/data/bad/%s has no expectation in test_config.c nor in expected.txt\n",
+                        e->d_name);
+            fail();
+        }
+    }
+    closedir(d);
+    assert_int_equal(listed_here, (int)(sizeof bad_files / sizeof bad_files[0]));
+}
+
+static void test_missing_file_and_text(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_config_load(BAD "no-such-file.json", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "no-such-file.json: cannot open"));
+    /* text API: the given name stands for the file */
+    const char *text =
+        "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8}, \"cluster\": {\"gpu\": \"H100\","
+        " \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
+        " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+        " \"parallelism\": {\"tp\": 8}, \"network\": {}}";
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.dp, 1);
+    assert_int_equal(cfg.candidate.n_order, 1); /* only tp has a degree > 1 */
+    assert_int_equal(cfg.problem.cluster.n_tiers, 0);
+    sax_config_fini(&cfg);
+    const char *bad = "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": -8}}";
+    assert_int_equal(sax_config_parse(bad, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "inline: missing required key \"cluster\""));
+    char negative[1024];
+    snprintf(negative, sizeof negative, "%s", text);
+    memcpy(strstr(negative, "\"global_batch\": 8"), "\"global_batch\":-8", 17);
+    assert_int_equal(sax_config_parse(negative, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "inline: training.global_batch: expected an integer >= 1, found -8"));
+    /* a site larger than one scale-up domain needs tiers */
+    const char *no_tier =
+        "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8}, \"cluster\": {\"gpu\": "
+        "\"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": 1e11, \"latency\": 0},"
+        " \"sites\": [{\"name\": \"s\", \"gpus\": 16}]}, \"parallelism\": {}, \"network\": {}}";
+    assert_int_equal(sax_config_parse(no_tier, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "cluster.sites[0].gpus: expected at most 8 GPUs"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_contract_eval),
+        cmocka_unit_test(test_contract_sweep),
+        cmocka_unit_test(test_presets_and_distance),
+        cmocka_unit_test(test_moe_sweep_scenarios),
+        cmocka_unit_test(test_every_example_round_trip),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_bad_corpus_covered),
+        cmocka_unit_test(test_missing_file_and_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
