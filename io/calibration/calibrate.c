@@ -14,43 +14,6 @@
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-sax_status_t cal_read_text_file(const char *path, const char *what, char **out, sax_error_t *err)
-{
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return sax_error_set(err, SAX_ERR_INPUT, "%s: cannot open %s: %s", path, what, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-        if (cap - len < 2) {
-            char *nb = realloc(buf, 2 * cap);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    bool failed = ferror(f) != 0;
-    fclose(f);
-    if (buf == NULL)
-        return sax_error_set(err, SAX_ERR_NOMEM, "out of memory reading %s", path);
-    if (failed) {
-        free(buf);
-        return sax_error_set(err, SAX_ERR_IO, "%s: read error", path);
-    }
-    buf[len] = '\0';
-    *out = buf;
-    return SAX_OK;
-}
-
 static sax_status_t check_keys(const cJSON *obj, const char *const *allowed, const char *file,
                                const char *path, sax_error_t *err)
 {

@@ -57,25 +57,6 @@ static void write_gpu_values(const cal_state_t *st, const char *name, cJSON *g)
                        st->params[j].value);
 }
 
-/* cJSON indents with tabs and separates keys from values with a tab; JSON strings cannot hold a raw
- * tab, so every tab is layout: two spaces of indentation, one space after a key. */
-bool cal_write_untabbed(FILE *f, const char *text)
-{
-    bool line_start = true;
-    for (const char *r = text; *r != '\0'; r++) {
-        int rc;
-        if (*r == '\t')
-            rc = fputs(line_start ? "  " : " ", f);
-        else {
-            line_start = *r == '\n';
-            rc = fputc(*r, f);
-        }
-        if (rc == EOF)
-            return false;
-    }
-    return fputc('\n', f) != EOF;
-}
-
 sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err)
 {
     char *text = NULL;

@@ -1,4 +1,10 @@
-/* calibration_internal.h - private to io/calibration/: what the calibration steps hand each other. */
+/* calibration_internal.h - private to io/calibration/: what the calibration steps hand each other.
+ *
+ * The files stand one above the other: calibrate.c (the command) uses calibrate_report.c (what it
+ * prints), calibrate_output.c (CALIBRATED.json) and the fits; the report and the output use
+ * calibrate_runs.c (the run fit and its predictions). The fits are calibrate_runs.c (through
+ * lsq_nls.c), calibrate_collective.c (with nccl_table.c) and calibrate_gemm.c, all resting on
+ * lsq.c (PETSc); calibrate_files.c is at the bottom. Configurations are read with io/config/. */
 #ifndef SAX_CALIBRATION_INTERNAL_H
 #define SAX_CALIBRATION_INTERNAL_H
 
@@ -111,13 +117,13 @@ typedef struct {
     double *before_s, *after_s; /* as configured / calibrated; NAN: infeasible under the model */
 } cal_holdout_t;
 
-/* calibrate.c */
+/* calibrate_files.c: a whole text file (`what` names it in messages; free() *out), and cJSON's
+ * printed text with its tab layout as spaces. */
 sax_status_t cal_read_text_file(const char *path, const char *what, char **out, sax_error_t *err);
+bool cal_write_untabbed(FILE *f, const char *text);
 
 /* calibrate_output.c: writes CALIBRATED.json and loads it back. */
 sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err);
-/* cJSON's printed text with its tab layout as spaces. */
-bool cal_write_untabbed(FILE *f, const char *text);
 
 /* calibrate_report.c */
 sax_status_t cal_holdout_evaluate(const cal_state_t *st, cal_holdout_t *h, sax_error_t *err);
