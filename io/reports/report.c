@@ -1,6 +1,5 @@
 /* report.c - `sax report`: per scenario, the best configuration against each baseline (speedup =
- * baseline time / best time) as text, and the plots (report_plots.c) as SVG files. Also the
- * candidate pool that reports and Pareto analysis share. Serial.
+ * baseline time / best time) as text, and the plots (report_plots.c) as SVG files. Serial.
  */
 #include "reports_internal.h"
 #include "svg.h"
@@ -10,66 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* ---- the candidates a file holds ---------------------------------------------------------------- */
-
-static int rec_cmp(const void *a, const void *b)
-{
-    const sax_record_t *x = a, *y = b;
-    if (x->scenario != y->scenario)
-        return x->scenario < y->scenario ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-sax_status_t sax_results_candidates(const sax_results_data_t *d, int scenario, sax_record_t **out, int64_t *n,
-                                    bool *from_rows, sax_error_t *err)
-{
-    *out = NULL;
-    *n = 0;
-    *from_rows = d->rows != NULL;
-    const sax_record_t *src[6];
-    int64_t len[6];
-    int ns = 0;
-    if (d->rows) {
-        src[ns] = d->rows;
-        len[ns++] = d->n_rows;
-    } else {
-        src[ns] = d->pareto;
-        len[ns++] = d->res.n_pareto;
-        src[ns] = d->top;
-        len[ns++] = d->res.n_top;
-        src[ns] = d->best;
-        len[ns++] = d->res.n_scenarios;
-        src[ns] = d->best_per_value;
-        len[ns++] = d->res.n_bpv;
-        src[ns] = d->baseline_best;
-        len[ns++] = (int64_t)d->res.n_scenarios * d->space.n_baselines;
-    }
-    int64_t total = 0;
-    for (int i = 0; i < ns; i++)
-        total += len[i];
-    sax_record_t *r = malloc((size_t)(total > 0 ? total : 1) * sizeof *r);
-    if (!r)
-        return sax_error_set(err, SAX_ERR_NOMEM, "no memory for %lld candidates", (long long)total);
-    int64_t m = 0;
-    for (int i = 0; i < ns; i++)
-        for (int64_t j = 0; j < len[i]; j++) {
-            const sax_record_t *c = &src[i][j];
-            if (c->index >= 0 && c->result.feasible && (scenario < 0 || c->scenario == scenario))
-                r[m++] = *c;
-        }
-    if (!d->rows && m > 1) { /* the reductions overlap: keep each (scenario, index) once */
-        qsort(r, (size_t)m, sizeof *r, rec_cmp);
-        int64_t u = 1;
-        for (int64_t j = 1; j < m; j++)
-            if (rec_cmp(&r[j], &r[u - 1]) != 0)
-                r[u++] = r[j];
-        m = u;
-    }
-    *out = r;
-    *n = m;
-    return SAX_OK;
-}
 
 /* ---- text --------------------------------------------------------------------------------------- */
 

@@ -1,4 +1,9 @@
-/* reports_internal.h - private to io/reports/: what the files of the folder hand each other. */
+/* reports_internal.h - private to io/reports/: what the files of the folder hand each other.
+ *
+ * The files stand one above the other: report.c (`sax report`) and pareto_report.c (`sax pareto`)
+ * use report_plots.c (the plots); the plots and pareto_report.c use candidates.c (the candidates
+ * a file holds, and their front); candidates.c uses pareto.c (non-dominated sets) and io/results/;
+ * svg.c (the chart writer) is at the bottom. Nothing lower calls anything higher. */
 #ifndef SAX_REPORTS_INTERNAL_H
 #define SAX_REPORTS_INTERNAL_H
 
@@ -6,7 +11,7 @@
 
 #include <stdio.h>
 
-/* ---- pareto_report.c -------------------------------------------------------------------------- */
+/* ---- candidates.c ----------------------------------------------------------------------------- */
 
 /* sax_results_front reading /rows `batch_rows` at a time (tests use small batches). */
 sax_status_t sax_results_front_batched(const sax_results_data_t *d, int s, const int *obj, int k,
