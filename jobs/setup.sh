@@ -5,13 +5,25 @@
 #   jobs/setup.sh test      install what is missing, build the dev and asan presets, run the test suite
 #
 # Missing Debian packages are installed with apt-get when run as root; otherwise the script prints
-# the exact apt-get line to run and exits 1. Builds go to build/<preset> (CMakePresets.json).
-# Environment: SAX_EXAMPLE=jobs/examples/<name>.json picks another example; SAX_JOBS=N caps the
-# build and test parallelism (default: nproc).
+# the exact apt-get line to run and exits 1. Builds go to build/<preset> (CMakePresets.json) and
+# the executable is build/<preset>/bin/sax.
+# Installed (`cmake --install`: <prefix>/share/sax/jobs/setup.sh) there is nothing to build:
+# `example` runs the sax on PATH (e.g. from a site module) on the examples installed in
+# <prefix>/share/sax/examples, writing to ./out; `test` needs the source tree.
+# Environment: SAX_EXAMPLE=jobs/examples/<name>.json picks another example; SAX_BIN=/path/to/sax
+# runs the example with that sax instead of building one; SAX_JOBS=N caps the build and test
+# parallelism (default: nproc).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ -f $here/../CMakePresets.json ]]; then
+    source_tree=1 # jobs/setup.sh of a clone: builds there, runs from its root
+    cd "$here/.."
+    examples=jobs/examples
+else
+    source_tree=0 # <prefix>/share/sax/jobs/setup.sh: runs in the current directory
+    examples=$(cd "$here/../examples" 2> /dev/null && pwd) || examples=$here/../examples
+fi
 
 # Everything sax, its tests and its job scripts use: compilers and CMake; MPI, parallel HDF5,
 # PETSc, cJSON, cmocka; h5py/numpy for the tests that read results; clang-format for the style
@@ -26,7 +38,7 @@ packages=(
 # The presets `test` builds and runs, in order; adding one is one word here.
 test_presets=(dev asan)
 example_preset=release
-default_example=jobs/examples/campus-3bldg-llama405b.json
+default_example=$examples/campus-3bldg-llama405b.json
 
 jobs=${SAX_JOBS:-$(nproc)}
 
@@ -37,13 +49,22 @@ die() { # MESSAGE [EXIT_STATUS]
 }
 
 usage() {
-    cat <<EOF
+    if [[ $source_tree -eq 1 ]]; then
+        cat <<EOF
 usage: jobs/setup.sh example | test
 
   example  install missing Debian packages, build the '$example_preset' preset, run sax on
            \${SAX_EXAMPLE:-$default_example} with mpirun over all $(nproc) local cores
   test     install missing Debian packages, build the ${test_presets[*]} presets and run ctest on each
 EOF
+    else
+        cat <<EOF
+usage: $here/setup.sh example
+
+  example  run the sax on PATH (or \$SAX_BIN) on \${SAX_EXAMPLE:-$default_example}
+           with mpirun over all $(nproc) local cores, writing ./out
+EOF
+    fi
 }
 
 # Prints the packages of "packages" that dpkg does not list as installed, one a line.
@@ -123,12 +144,12 @@ local_mpirun() {
     env "${env_vars[@]}" mpirun -n "$(nproc)" "$@"
 }
 
-run_example() {
-    local sax=build/$example_preset/comm/sax
+run_example() { # SAX
+    local sax=$1
     local example=${SAX_EXAMPLE:-$default_example}
     local name
     name=$(basename "$example" .json)
-    [[ -f $example ]] || die "no example configuration $example (set SAX_EXAMPLE=jobs/examples/<name>.json)" 2
+    [[ -f $example ]] || die "no example configuration $example (set SAX_EXAMPLE=$examples/<name>.json)" 2
     "$sax" --version
     if implemented "$sax" sweep; then
         mkdir -p out
@@ -146,12 +167,21 @@ run_example() {
 mode=${1:-}
 case $mode in
 example)
-    install_packages
-    check_cmake
-    build "$example_preset" sax
-    run_example
+    if [[ -n ${SAX_BIN:-} ]]; then
+        sax=$SAX_BIN
+    elif [[ $source_tree -eq 1 ]]; then
+        install_packages
+        check_cmake
+        build "$example_preset" sax
+        sax=build/$example_preset/bin/sax
+    else
+        sax=$(command -v sax) ||
+            die "no sax on PATH: load the module that provides it, or set SAX_BIN=/path/to/sax" 2
+    fi
+    run_example "$sax"
     ;;
 test)
+    [[ $source_tree -eq 1 ]] || die "'test' needs the source tree (the tests are not installed): run jobs/setup.sh test in a clone" 2
     install_packages
     check_cmake
     failed=()

@@ -1,5 +1,5 @@
 #!/bin/bash
-# slurm_jobs.sh SAX MPIEXEC SOURCE_DIR - jobs/sweep.sbatch, jobs/split.py and jobs/merge.py against a real
+# slurm_jobs.sh SAX MPIEXEC SOURCE_DIR BUILD_DIR - jobs/sweep.sbatch, jobs/split.py and jobs/merge.py against a real
 # single-node Slurm started here (jobs/local-slurm.sh: munged, slurmctld, slurmd under a temporary
 # directory, on free ports):
 #   1. sweep.sbatch with 2 tasks gives the results of a local `mpirun -n 2` run of the same configuration,
@@ -10,7 +10,9 @@
 #   3. interrupted with requeueing on (the default): the job requeues itself and its second run resumes
 #      and ends with the uninterrupted results;
 #   4. a job array over jobs/split.py's parts, merged by jobs/merge.py, gives the results (with /rows) of
-#      one local run.
+#      one local run;
+#   5. installed (cmake --install BUILD_DIR), sweep.sbatch submitted from outside the source tree with
+#      neither SAX_BIN nor SAX_CONFIG runs the sax on PATH on the installed campus example.
 # Exit 77 (CTest SKIP_RETURN_CODE) only when Slurm cannot run here: not root, packages missing, or the
 # daemons do not start (the message says why; SAX_REQUIRE_SLURM=1 turns the last case into a failure).
 # Every daemon started is stopped by PID on exit, also on failure; daemons of earlier runs of this test
@@ -20,6 +22,7 @@ set -u
 SAX=$1
 MPIEXEC=$2
 SRC=$3
+BUILD=$4
 JOBS=$SRC/jobs
 EXAMPLES=$JOBS/examples
 PY=/usr/bin/python3
@@ -270,6 +273,21 @@ mv parts/part-0002/results.h5 parts/part-0002/moved.h5
 "$PY" "$JOBS/merge.py" parts -o merged2.h5 > missing.out 2>&1
 check "merge.py refuses a missing part (exit 2)" test $? -eq 2
 check "... naming it" grep -q "part-0002/results.h5" missing.out
+
+# ---- 5. the installed scripts: sax only on PATH, the installed example ----------------------------------
+prefix=$work/prefix
+cmake --install "$BUILD" --prefix "$prefix" > install.log 2>&1 || fatal "cmake --install $BUILD: $(tail -n 5 install.log)"
+mkdir -p inst
+ji=$(env -u SAX_BIN -u SAX_CONFIG PATH="$prefix/bin:$PATH" sbatch --parsable --ntasks=2 --time=15 \
+    --chdir="$work/inst" --output="$work/job-installed.out" "$prefix/share/sax/jobs/sweep.sbatch")
+state=$(wait_job "$ji" 180)
+note "job $ji (installed sweep.sbatch): $state"
+outi=$work/inst/sax-runs/$ji
+check "the installed sweep.sbatch completes" job_ok job-installed.out "$state"
+check "... with the sax on PATH" grep -qx "sax=$prefix/bin/sax" "$outi/settings.env"
+check "... on the installed campus example" \
+    grep -qx "config=$prefix/share/sax/examples/campus-3bldg-llama405b.json" "$outi/settings.env"
+check "... writing its results" test -s "$outi/results.h5"
 
 note "$passes passed, $failures failed"
 [[ $failures -eq 0 ]]
