@@ -2,6 +2,9 @@
  * columns (`sax pareto`: a table, a CSV file, an SVG plot) and the report of the best
  * configuration per scenario against the baselines, with its SVG plots (`sax report`).
  *
+ * sax_results_front and sax_results_candidates (the candidates a file holds, and their front) are
+ * named after the file they read but live here, with the analyses that use them.
+ *
  * Depends on io/results/ (it reads results files) and model/ types. Everything here is serial. */
 #ifndef SAX_REPORTS_H
 #define SAX_REPORTS_H
