@@ -19,6 +19,10 @@ int32_t sax_candidate_get(const sax_candidate_t *c, sax_key_t k)
     case SAX_KEY_LAYER_SPLIT: return (int32_t)c->layer_split;
     case SAX_KEY_TRANSPORT: return (int32_t)c->transport;
     case SAX_KEY_CONNECTIONS: return c->connections;
+    case SAX_KEY_CHANNELS: return c->channels;
+    case SAX_KEY_BUFFER_SIZE: return c->buffer_bytes;
+    case SAX_KEY_P2P_CHUNK_SIZE: return c->p2p_chunk_bytes;
+    case SAX_KEY_P2P_CHANNELS: return c->p2p_channels;
     case SAX_KEY_ALGORITHM: return (int32_t)c->algorithm;
     case SAX_KEY_COMPRESSION: return (int32_t)c->compression;
     case SAX_KEY_COUNT: break;
@@ -44,8 +48,21 @@ void sax_candidate_set(sax_candidate_t *c, sax_key_t k, int32_t v)
     case SAX_KEY_LAYER_SPLIT: c->layer_split = (sax_layer_split_t)v; break;
     case SAX_KEY_TRANSPORT: c->transport = (sax_transport_t)v; break;
     case SAX_KEY_CONNECTIONS: c->connections = v; break;
+    case SAX_KEY_CHANNELS: c->channels = v; break;
+    case SAX_KEY_BUFFER_SIZE: c->buffer_bytes = v; break;
+    case SAX_KEY_P2P_CHUNK_SIZE: c->p2p_chunk_bytes = v; break;
+    case SAX_KEY_P2P_CHANNELS: c->p2p_channels = v; break;
     case SAX_KEY_ALGORITHM: c->algorithm = (sax_algorithm_t)v; break;
     case SAX_KEY_COMPRESSION: c->compression = (sax_compression_t)v; break;
     case SAX_KEY_COUNT: break;
     }
+}
+
+void sax_candidate_set_nccl_defaults(sax_candidate_t *c)
+{
+    c->connections = 1; /* NCCL_IB_QPS_PER_CONNECTION */
+    c->channels = 0;
+    c->buffer_bytes = SAX_NCCL_BUFFSIZE_DEFAULT;
+    c->p2p_chunk_bytes = SAX_NCCL_P2P_CHUNK_DEFAULT;
+    c->p2p_channels = 0;
 }

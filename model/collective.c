@@ -1,186 +1,992 @@
-/* collective.c - alpha-beta cost of collectives, latency counted per algorithm step.
+/* collective.c - closed forms of collectives and point-to-point transfers as NCCL runs them, for the
+ * evaluation path (no allocation, a few hundred operations). collsim.c is their reference: the tests
+ * hold each closed form to it over a grid (docs/cost-model.md section 5 derives every term).
  *
- * For n participants, S bytes per participant, per-participant bandwidth B and per-step latency a
- * (domain.md "Collectives"; Thakur, Rabenseifner & Gropp 2005; NCCL's ring/tree algorithms):
- *   ring all-reduce            2(n-1) a + 2 (n-1)/n S/B
- *   ring reduce-scatter/gather  (n-1) a +   (n-1)/n S/B
- *   all-to-all                  (n-1) a +   (n-1)/n S/B
- *   double binary tree AR      2 log2(n) a + 2 S/B   (large-message form)
- * The algorithms users choose by name (network.algorithm) form a registry of function tables below:
- *   ring          one flat ring over all members; every step waits for the slowest hop.
- *   tree          NCCL's double binary tree for all-reduce (ring for reduce-scatter/all-gather).
- *   hierarchical  reduce-scatter inside each level, all-reduce of 1/n_inner of the data across the
- *                 outermost level, all-gather back down: only 1/n_inner of the bytes cross the slow
- *                 boundary per GPU, but every GPU's share crosses it at once.
+ * Geometry. A group spans units[l] units of each level l; a ring visits members in rank order, so per
+ * channel it crosses out of every level-l unit once: units[l] edges leave level-l units (0 when the
+ * group fits one), and edges[l] edges run at exactly level l.
+ * Rates. Per channel, an edge at level l gets the smallest of its shares: of its GPU's NVLink (level
+ * 0), of its GPU's NIC (channels leave a domain through different GPUs, NCCL's rings spread over the
+ * NICs), of each unit uplink it leaves (unit GPUs x bandwidth / oversubscription, split among the
+ * groups of this shape in the unit), of the site links and the site's uplink on its route, and of its
+ * transport.
+ * Time. NCCL's ring (src/device/all_reduce.h) runs per channel loops of n chunks of NCCL_BUFFSIZE/2;
+ * each step waits for the previous rank's step, so a chunk's chain of 2(n-1) hops pays each hop's
+ * latency and store-and-forward of a slice; the slowest edge carries every slice; 8 slots per
+ * connection bound what is in flight to NCCL_BUFFSIZE per round trip.
  */
 #include "model_internal.h"
 
 #include <math.h>
+#include <string.h>
 
-double sax_ring_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps)
+int sax_channels(const sax_candidate_t *c, int members_per_domain)
 {
-    if (n <= 1)
-        return 0.0;
-    return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * bytes / bw_Bps;
+    if (c->channels > 0)
+        return c->channels;
+    /* NCCL's search finds one ring per NIC and doubles the channels (two per NIC); a group with one
+     * GPU per node gets two */
+    int ch = 2 * (members_per_domain > 1 ? members_per_domain : 1);
+    return ch > 32 ? 32 : ch;
 }
 
-double sax_ring_gather_s(int n, double bytes, double alpha_s, double bw_Bps)
+double sax_nccl_buffer_bytes(const sax_candidate_t *c)
 {
-    if (n <= 1)
-        return 0.0;
-    return (n - 1) * alpha_s + (double)(n - 1) / n * bytes / bw_Bps;
+    return c->buffer_bytes > 0 ? (double)c->buffer_bytes : (double)SAX_NCCL_BUFFSIZE_DEFAULT;
 }
 
-double sax_alltoall_s(int n, double bytes, double alpha_s, double bw_Bps)
+double sax_nccl_p2p_chunk(const sax_candidate_t *c, bool nvlink)
 {
-    return sax_ring_gather_s(n, bytes, alpha_s, bw_Bps);
+    double net = c->p2p_chunk_bytes > 0 ? (double)c->p2p_chunk_bytes : (double)SAX_NCCL_P2P_CHUNK_DEFAULT;
+    return sax_min(nvlink ? SAX_NCCL_P2P_NVL_CHUNK : net, sax_nccl_buffer_bytes(c) / SAX_NCCL_STEPS);
 }
 
-double sax_tree_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps)
+int sax_p2p_channels(const sax_cluster_t *cl, const sax_candidate_t *c)
 {
-    if (n <= 1)
-        return 0.0;
-    return 2.0 * log2((double)n) * alpha_s + 2.0 * bytes / bw_Bps;
+    if (c->p2p_channels > 0)
+        return c->p2p_channels;
+    /* NCCL (src/graph/paths.cc): at least one channel per NIC, one per NCCL_P2P_PER_CHANNEL_NET_BW =
+     * 14 GB/s of the NIC's line rate */
+    double nic = cl->n_tiers > 0 ? cl->tiers[0].bw_Bps : cl->scale_up.bw_Bps;
+    int ch = (int)ceil(nic / 14e9);
+    return ch < 1 ? 1 : ch;
 }
 
-/* What a collective needs to know about its group. */
-typedef struct {
-    const sax_cluster_t *cl;
-    const sax_candidate_t *c;
-    const sax_layout_t *lay;
-    const sax_group_t *g;
-    char kind;       /* 'A', 'R', 'G' */
-    double bytes;    /* per participant */
-    double compress; /* byte factor on cross-site traffic */
-    bool xsite;      /* the group crosses a site link */
-    double *xsite_bytes;
-} coll_t;
-
-static double steps_factor(char kind) { return kind == 'A' ? 2.0 : 1.0; }
-
-static double flows_at(const coll_t *x, double share) { return share * (double)x->lay->gpus / x->g->sites; }
-
-/* the hop a flat algorithm sees: the slowest level it crosses, with one GPU per group leaving
- * each unit (share 1/members-inside) */
-static sax_hop_t flat_hop(const coll_t *x)
+static double nic_Bps(const sax_cluster_t *cl)
 {
-    const sax_group_t *g = x->g;
-    sax_hop_t worst = sax_level_hop(x->cl, x->c, x->lay, 0, 1.0, 0.0, -1);
-    for (int l = 1; l <= g->top; l++) {
-        double share = 1.0 / g->count[l - 1];
-        sax_hop_t h = sax_level_hop(x->cl, x->c, x->lay, l, share, flows_at(x, share), g->link);
-        worst.bw_Bps = fmin(worst.bw_Bps, h.bw_Bps);
-        worst.latency_s = h.latency_s;
+    return cl->n_tiers > 0 ? cl->tiers[0].bw_Bps * cl->tiers[0].efficiency
+                           : cl->scale_up.bw_Bps * cl->scale_up.efficiency;
+}
+
+/* ---- NCCL's trees ---------------------------------------------------------------------------------- */
+
+/* NCCL's binary tree over f nodes (src/graph/trees.cc ncclGetBtree): node 0 is the root. */
+static void btree(int f, int rank, int *up, int *d0, int *d1)
+{
+    int bit;
+    for (bit = 1; bit < f; bit <<= 1)
+        if (bit & rank)
+            break;
+    if (rank == 0) {
+        *up = -1;
+        *d0 = -1;
+        *d1 = f > 1 ? bit >> 1 : -1;
+        return;
     }
-    return worst;
+    int u = (rank ^ bit) | (bit << 1);
+    if (u >= f)
+        u = rank ^ bit;
+    *up = u;
+    int lowbit = bit >> 1;
+    *d0 = lowbit == 0 ? -1 : rank - lowbit;
+    int d = lowbit == 0 ? -1 : rank + lowbit;
+    while (d >= f) {
+        lowbit >>= 1;
+        d = lowbit == 0 ? -1 : rank + lowbit;
+    }
+    *d1 = d;
 }
 
-static double ring(const coll_t *x)
+/* Parent of index i among f in tree t (1: the mirror, or the shift by one when f is odd). */
+void sax_dtree_node(int f, int i, int t, int *up, int *d0, int *d1)
 {
-    const sax_group_t *g = x->g;
-    int n = g->n;
-    sax_hop_t h = flat_hop(x);
-    double s = x->xsite ? x->bytes * x->compress : x->bytes;
-    double coef = steps_factor(x->kind) * (n - 1) / n;
-    if (x->xsite)
-        *x->xsite_bytes += (double)x->lay->gpus / n * g->sites * coef * s;
-    return steps_factor(x->kind) * (n - 1) * h.latency_s + coef * s / h.bw_Bps;
+    if (t == 0 || f <= 1) {
+        btree(f, i, up, d0, d1);
+        return;
+    }
+    int u, a, b;
+    if (f % 2 == 1) { /* the second tree: the first shifted by one */
+        btree(f, (i - 1 + f) % f, &u, &a, &b);
+        *up = u < 0 ? -1 : (u + 1) % f;
+        *d0 = a < 0 ? -1 : (a + 1) % f;
+        *d1 = b < 0 ? -1 : (b + 1) % f;
+        return;
+    }
+    btree(f, f - 1 - i, &u, &a, &b); /* ... or mirrored */
+    *up = u < 0 ? -1 : f - 1 - u;
+    *d0 = a < 0 ? -1 : f - 1 - a;
+    *d1 = b < 0 ? -1 : f - 1 - b;
 }
 
-static double tree(const coll_t *x)
+int sax_dtree_parent(int f, int i, int t)
 {
-    if (x->kind != 'A')
-        return ring(x);
-    const sax_group_t *g = x->g;
-    sax_hop_t h = flat_hop(x);
-    double s = x->xsite ? x->bytes * x->compress : x->bytes;
-    if (x->xsite)
-        *x->xsite_bytes += (double)x->lay->gpus / g->n * 2.0 * (g->sites - 1) * s;
-    return sax_tree_allreduce_s(g->n, s, h.latency_s, h.bw_Bps);
+    int up, d0, d1;
+    sax_dtree_node(f, i, t, &up, &d0, &d1);
+    return up;
 }
 
-static double hierarchical(const coll_t *x)
+/* ---- the ring ---------------------------------------------------------------------------------- */
+
+#define RING_MAX_CLASSES (SAX_MAX_LEVELS + SAX_MAX_SITES)
+
+/* A ring's edges in classes of equal rate and latency: one per level inside a site, one per hop
+ * between sites. */
+typedef struct {
+    double count;    /* edges of the class in one channel's ring */
+    double rate_Bps; /* per channel payload rate of one edge */
+    double lat_s;    /* its one-way latency */
+    double rx_s;     /* per byte, how long the receiving GPU's step holds the slot: a slice written on
+                        over NVLink (0 when it goes on over the network) */
+    int prev;        /* the class of the hop just before an edge of this class in the ring */
+    double run;      /* edges of this class in a row (inside one unit of the level above) */
+    int level;       /* the level the edges cross (the site level: a hop between sites) */
+    int from_site;   /* a hop between sites: the site it leaves */
+} edge_class_t;
+
+typedef struct {
+    int n, ch, n_cls;
+    edge_class_t cls[RING_MAX_CLASSES];
+} ring_t;
+
+/* Share of the uplink of one level-t unit that a group gets per channel: all groups of its shape in
+ * the unit split it by members, a group alone has it whole (nccl-tests). */
+/* The GPUs' worth of a unit's uplink a group with m members in it gets: the unit's GPUs split among the
+ * `active` GPUs communicating at once (all of a unit when every group of the shape does, the group's
+ * own when it is alone). */
+static double unit_gpus(double m, double unit, double active) { return unit * m / sax_max(m, active); }
+
+static double uplink_share(const sax_cluster_t *cl, const sax_layout_t *lay, const sax_group_t *g, int t,
+                           int ch)
 {
-    const sax_group_t *g = x->g;
-    double s = x->bytes, t = 0.0;
-    int inner = 1;
-    for (int l = 0; l <= g->top; l++) {
-        int f = g->count[l] / inner;
-        if (f > 1) {
-            bool site = x->xsite && l == g->top;
-            sax_hop_t h = sax_level_hop(x->cl, x->c, x->lay, l, 1.0, site ? flows_at(x, 1.0) : 0.0, g->link);
-            double sl = site ? s * x->compress : s;
-            if (l == g->top) { /* the outermost level runs the collective itself */
-                t += steps_factor(x->kind) * (f - 1) * h.latency_s +
-                     steps_factor(x->kind) * (f - 1) / (double)f * sl / h.bw_Bps;
-                if (site) /* every member sends its share of the outermost step across */
-                    *x->xsite_bytes +=
-                        (double)x->lay->gpus * steps_factor(x->kind) * (f - 1) / (double)f * sl;
-            } else { /* reduce-scatter on the way up (and all-gather on the way down for 'A') */
-                double one = (f - 1) * h.latency_s + (f - 1) / (double)f * sl / h.bw_Bps;
-                t += x->kind == 'A' ? 2.0 * one : one;
-            }
-            s /= f;
+    const sax_tier_t *tr = &cl->tiers[t];
+    double gpus = unit_gpus((double)g->n / g->units[t], lay->unit[t], g->active[t]);
+    return gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription / ch;
+}
+
+static double level_latency(const sax_cluster_t *cl, int level)
+{
+    if (level == 0)
+        return cl->scale_up.latency_s;
+    if (level <= cl->n_tiers)
+        return cl->tiers[level - 1].latency_s;
+    return cl->n_tiers > 0 ? cl->tiers[cl->n_tiers - 1].latency_s : cl->scale_up.latency_s;
+}
+
+static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                          const sax_group_t *g, int ch, bool rotate, ring_t *r)
+{
+    int site_level = lay->n_levels - 1;
+    r->n = g->n;
+    r->ch = ch;
+    r->n_cls = 0;
+    int m0 = (int)lrint((double)g->n / g->units[0]);
+    if (m0 < 1)
+        m0 = 1;
+    /* NVLink: a GPU sends on every channel but those that leave its domain through it */
+    double nvl = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
+    double nvl_rate = g->top == 0 || !rotate ? nvl / ch : nvl / (ch - ch / m0);
+    double rx_nvl = 0.0; /* set once the slice size is known: a fraction of NVLink's slice time */
+    (void)rx_nvl;
+    /* edges leaving level-l units, per channel */
+    double leave[SAX_MAX_LEVELS];
+    for (int l = 0; l < site_level; l++)
+        leave[l] = g->units[l] > 1 ? g->units[l] : 0.0;
+    /* a ring's channels leave a domain through different GPUs; a shift's through the same one */
+    double nic = nic_Bps(cl) / (rotate ? ceil((double)ch / m0) : ch);
+    for (int l = 0; l < site_level; l++) {
+        double count = l == 0 ? g->n - leave[0] : leave[l - 1] - leave[l];
+        if (count <= 0.0)
+            continue;
+        double rate = nvl_rate;
+        if (l > 0) {
+            rate = nic;
+            int tiers = l < cl->n_tiers ? l : cl->n_tiers;
+            for (int t = 0; t < tiers; t++)
+                rate = sax_min(rate, uplink_share(cl, lay, g, t, ch));
         }
-        inner = g->count[l];
+        /* in a row: inside one domain; at a level above, only when the units below hold one member */
+        double below = l == 0 ? 1.0 : (double)g->n / g->units[l - 1];
+        double per_unit = (double)g->units[l > 0 ? l - 1 : 0] / (l + 1 < site_level ? g->units[l] : g->sites);
+        double run = l == 0 ? (double)g->n / g->units[0] - 1.0 : (below <= 1.0 ? per_unit - 1.0 : 1.0);
+        r->cls[r->n_cls++] = (edge_class_t){.count = count,
+                                            .rate_Bps = rate,
+                                            .lat_s = level_latency(cl, l),
+                                            .run = run,
+                                            .level = l,
+                                            .from_site = -1};
+    }
+    if (g->sites > 1) {
+        double base = nic, m_site = (double)g->n / g->sites;
+        for (int t = 0; t < cl->n_tiers; t++)
+            base = sax_min(base, uplink_share(cl, lay, g, t, ch));
+        for (int i = 0; i < g->sites; i++) {
+            int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+            int from = g->site[i], to = g->site[(i + 1) % g->sites];
+            int h = sax_site_route(cl, from, to, links, dirs);
+            const sax_site_link_t *first = &cl->links[links[0]];
+            double site_gpus = unit_gpus(m_site, cl->sites[from].gpus, g->active[site_level]);
+            double rate = sax_min(base, site_gpus * nic_Bps(cl) / first->uplink_oversubscription / ch);
+            for (int k = 0; k < h; k++)
+                rate = sax_min(rate, cl->links[links[k]].bw_Bps /
+                                         ((double)g->groups * ch * g->link_hops[links[k]][dirs[k]]));
+            sax_path_t p;
+            sax_site_path(cl, links, h, &p);
+            rate = sax_min(rate, sax_transport_cap_Bps(&p, c->transport, c->connections));
+            rate *= sax_transport_efficiency(&p, c->transport, c->connections, rate);
+            r->cls[r->n_cls++] = (edge_class_t){.count = 1.0,
+                                                .rate_Bps = rate,
+                                                .lat_s = level_latency(cl, site_level) + p.latency_s,
+                                                .run = 1.0,
+                                                .level = site_level,
+                                                .from_site = from};
+        }
+    }
+    /* the GPU a slice arrives at writes it on over NVLink unless it is its domain's exit; the hop before
+     * an edge is the innermost one (inside its unit the ring runs member by member), or for hops
+     * between sites with one member each, the hop between the sites before */
+    int n_inner = r->n_cls - (g->sites > 1 ? g->sites : 0);
+    for (int i = 0; i < r->n_cls; i++) {
+        r->cls[i].rx_s = m0 > 1 ? 1.0 / nvl_rate : 0.0;
+        r->cls[i].prev = n_inner > 0 && i > 0 ? 0 : (i >= n_inner && i > n_inner ? i - 1 : r->n_cls - 1);
+        if (i == 0 && n_inner > 0)
+            r->cls[i].prev = 0;
+    }
+}
+
+/* A ring's work per channel: `loops` full loops and maybe one partial loop, each of `sends` slice
+ * sends per edge (2 per step), loop by loop. */
+typedef struct {
+    double loops[2]; /* full loops, then 0 or 1 partial loop */
+    double slice[2]; /* slice bytes of each */
+    double chain[2]; /* one loop's dependency chain */
+    double hop[2];   /* the chain's average cost per step (latency + a slice's store and forward) */
+    double sends;    /* slice sends per edge per loop */
+} ring_work_t;
+
+/* Start of the j-th send after a first one at 0 over an edge: one after the other (s each), and a slice
+ * only once the slice four sends back has its credit back, `credit` after that one started (NCCL's 4
+ * slices in flight per connection): sends go in groups of four, max(4 s, credit) apart. */
+static double send_start(double j, double s, double credit)
+{
+    double q = floor(j * 0.25);
+    return q * sax_max(4.0 * s, credit) + (j - 4.0 * q) * s;
+}
+
+/* The same for a connection with `slots` slots of one chunk each (trees, point-to-point): start of the
+ * last of k chunks. */
+static double chunks_start(double k, double s, double lat, double slots)
+{
+    if (k <= 1.0)
+        return 0.0;
+    double q = floor((k - 1.0) / slots);
+    return q * sax_max(slots * s, s + 2.0 * lat) + (k - 1.0 - slots * q) * s;
+}
+
+/* From the start of a send to the end of the d0-th send from it, then of d1 more (the partial loop's,
+ * smaller), whose first waits for the credit of the fourth send back. */
+static double sends_cost(double d0, double s0, double c0, double d1, double s1, double c1)
+{
+    double end0 = send_start(d0 - 1.0, s0, c0) + s0;
+    if (d1 <= 0.0)
+        return end0;
+    double next = d0 >= 4.0 ? sax_max(end0, send_start(d0 - 4.0, s0, c0) + c0) : end0;
+    return next + send_start(d1 - 1.0, s1, c1) + s1;
+}
+
+/* When edge class e's last slice arrives: the latest over its sends i of (when send i's data is ready
+ * + the cost of sends i .. last), the data of step o of a loop being ready the loop's start + o chain
+ * steps after. The terms are linear in i apart from period-4 wiggles, so the first and last four
+ * sends of the first and last full loops and of the partial loop hold the maximum. */
+static double edge_arrival(const ring_t *r, const edge_class_t *e, const ring_work_t *w)
+{
+    const edge_class_t *before = &r->cls[e->prev];
+    double s[2], credit[2], n[2];
+    for (int p = 0; p < 2; p++) {
+        s[p] = w->slice[p] / e->rate_Bps;
+        credit[p] = s[p] + 2.0 * e->lat_s + w->slice[p] * e->rx_s;
+        n[p] = w->loops[p] * w->sends;
+    }
+    double best = 0.0, before_lat = before->lat_s;
+    for (int p = 0; p < 2; p++) {
+        if (n[p] <= 0.0)
+            continue;
+        double before_s = w->slice[p] / before->rate_Bps, base = p == 1 ? w->loops[0] * w->chain[0] : 0.0;
+        for (int which = 0; which < (w->loops[p] > 1.0 ? 2 : 1); which++) {
+            double loop = which == 0 ? 0.0 : w->loops[p] - 1.0, start = base + loop * w->chain[p];
+            for (int k = 0; k < 8; k++) {
+                double in_loop = k < 4 ? (double)k : w->sends - 8.0 + k;
+                if (in_loop < 0.0 || in_loop >= w->sends || (k >= 4 && in_loop < 4.0))
+                    continue;
+                double i = loop * w->sends + in_loop; /* send index within the segment */
+                double op = floor(in_loop * 0.5);
+                double ready = start + (op >= 1.0 ? (op - 1.0) * w->hop[p] + before_lat + before_s : 0.0);
+                double cost = p == 0 ? sends_cost(n[0] - i, s[0], credit[0], n[1], s[1], credit[1])
+                                     : sends_cost(n[1] - i, s[1], credit[1], 0.0, s[1], credit[1]);
+                best = sax_max(best, ready + cost);
+            }
+        }
+    }
+    return best + e->lat_s;
+}
+
+/* One channel's ring time on `bytes` per member, as the longer of two paths through NCCL's steps
+ * (docs/cost-model.md 5.2): the sends over one edge (in a row, 4 slices per credit round trip, each
+ * once its data has come round the ring); and the loops one after the other, each a chain of 2(n-1)
+ * (all-reduce) or n-1 hops paying each hop's latency and a slice's store and forward. */
+static double ring_time(const ring_t *r, sax_coll_op_t op, double bytes, double buffer)
+{
+    int n = r->n;
+    double steps = op == SAX_OP_ALL_REDUCE ? 2.0 * (n - 1) : n - 1.0;
+    double chunk_max = buffer / 2.0, per_channel = bytes / r->ch;
+    double loop_bytes = n * chunk_max;
+    ring_work_t w = {.sends = 2.0 * steps};
+    w.loops[0] = floor(per_channel / loop_bytes);
+    double rest = per_channel - w.loops[0] * loop_bytes;
+    w.loops[1] = rest > 0.0 ? 1.0 : 0.0;
+    w.slice[0] = chunk_max / 2.0;
+    w.slice[1] = rest / n / 2.0;
+    double edges = 0.0;
+    for (int i = 0; i < r->n_cls; i++)
+        edges += r->cls[i].count;
+    double t = 0.0;
+    for (int p = 0; p < 2; p++) {
+        double sum = 0.0, s_max = 0.0, lo = INFINITY, lo2 = INFINITY;
+        int lo_cls = 0;
+        for (int i = 0; i < r->n_cls; i++) {
+            double s = w.slice[p] / r->cls[i].rate_Bps, hop = r->cls[i].lat_s + s;
+            s_max = sax_max(s_max, s);
+            sum += r->cls[i].count * hop;
+            if (hop < lo) {
+                lo2 = lo;
+                lo = hop;
+                lo_cls = i;
+            } else {
+                lo2 = sax_min(lo2, hop);
+            }
+        }
+        w.hop[p] = sum / edges;
+        /* The chain of a chunk: the ring's hops once but the cheapest (n-1 steps), or twice but the
+         * cheapest two in a row (2(n-1)): two of the cheapest class where it runs at least two edges
+         * long inside its units, else the cheapest and the next; then the chunk's second slice. */
+        double pair = r->cls[lo_cls].run >= 2.0 ? 2.0 * lo : lo + (lo2 < INFINITY ? lo2 : lo);
+        double path = op == SAX_OP_ALL_REDUCE ? 2.0 * sum - pair : sum - lo;
+        /* or a rank's last receive of the loop, after every slice of the loop over the edge into it: the
+         * next loop starts after both */
+        w.chain[p] = path + s_max;
+        for (int i = 0; i < r->n_cls; i++)
+            w.chain[p] = sax_max(w.chain[p], w.sends * w.slice[p] / r->cls[i].rate_Bps + r->cls[i].lat_s);
+        t += w.loops[p] * w.chain[p];
+    }
+    for (int i = 0; i < r->n_cls; i++) {
+        bool seen = false; /* alike classes (hops between sites alike) arrive alike */
+        for (int j = 0; j < i && !seen; j++)
+            seen = r->cls[j].rate_Bps == r->cls[i].rate_Bps && r->cls[j].lat_s == r->cls[i].lat_s &&
+                   r->cls[j].rx_s == r->cls[i].rx_s && r->cls[j].prev == r->cls[i].prev;
+        if (!seen)
+            t = sax_max(t, edge_arrival(r, &r->cls[i], &w));
     }
     return t;
 }
 
+/* ---- max-min shares of flows in classes -------------------------------------------------------- */
+
+#define WF_MAX_CLS (SAX_MAX_LEVELS + SAX_MAX_SITES)
+#define WF_MAX_RES (SAX_MAX_LEVELS + 2 * SAX_MAX_LINKS + 4)
+
+/* Classes of identical flows through shared resources: progressive filling (all classes rise together;
+ * a class stops at its own limit or when a resource it crosses is full). */
 typedef struct {
-    sax_algorithm_t id;
-    double (*run)(const coll_t *x);
-} algorithm_desc_t;
+    int n_cls, n_res;
+    double cls_cap[WF_MAX_CLS]; /* a flow's own limit (transport), INFINITY when none */
+    double res_cap[WF_MAX_RES];
+    double use[WF_MAX_RES][WF_MAX_CLS]; /* flows of each class through each resource */
+    double rate[WF_MAX_CLS];
+} share_t;
 
-static const algorithm_desc_t algorithms[SAX_ALGORITHM_COUNT] = {
-    {SAX_ALGORITHM_RING, ring},
-    {SAX_ALGORITHM_TREE, tree},
-    {SAX_ALGORITHM_HIERARCHICAL, hierarchical},
-};
-
-double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
-                        sax_dim_t d, char kind, double bytes, double elem_bytes, double *xsite_bytes)
+static void water_fill(share_t *w)
 {
-    const sax_group_t *g = &lay->dim[d];
+    bool frozen[WF_MAX_CLS];
+    double used[WF_MAX_RES] = {0};
+    int left = 0;
+    for (int k = 0; k < w->n_cls; k++) {
+        bool any = false;
+        for (int r = 0; r < w->n_res; r++)
+            any = any || w->use[r][k] > 0.0;
+        frozen[k] = !any;
+        w->rate[k] = any ? 0.0 : INFINITY;
+        left += any;
+    }
+    while (left > 0) {
+        double level = INFINITY;
+        for (int k = 0; k < w->n_cls; k++)
+            if (!frozen[k])
+                level = sax_min(level, w->cls_cap[k]);
+        for (int r = 0; r < w->n_res; r++) {
+            double active = 0.0;
+            for (int k = 0; k < w->n_cls; k++)
+                if (!frozen[k])
+                    active += w->use[r][k];
+            if (active > 0.0)
+                level = sax_min(level, (w->res_cap[r] - used[r]) / active);
+        }
+        bool stop[WF_MAX_CLS] = {false};
+        for (int k = 0; k < w->n_cls; k++)
+            stop[k] = !frozen[k] && w->cls_cap[k] <= level * (1.0 + 1e-12);
+        for (int r = 0; r < w->n_res; r++) {
+            double active = 0.0;
+            for (int k = 0; k < w->n_cls; k++)
+                if (!frozen[k])
+                    active += w->use[r][k];
+            if (active > 0.0 && (w->res_cap[r] - used[r]) / active <= level * (1.0 + 1e-12))
+                for (int k = 0; k < w->n_cls; k++)
+                    stop[k] = stop[k] || (!frozen[k] && w->use[r][k] > 0.0);
+        }
+        for (int k = 0; k < w->n_cls; k++)
+            if (stop[k]) {
+                frozen[k] = true;
+                w->rate[k] = level;
+                left--;
+                for (int r = 0; r < w->n_res; r++)
+                    used[r] += w->use[r][k] * level;
+            }
+    }
+}
+
+/* ---- point-to-point: all-to-all and sendrecv ------------------------------------------------------ */
+
+/* One flow of `bytes` in chunks through NCCL's 8 slots: the same send recurrence as a ring's edge with
+ * eight slots in flight, each freed on arrival. */
+static double p2p_flow_s(double bytes, double chunk, double rate, double lat)
+{
+    if (bytes <= 0.0)
+        return 0.0;
+    double k = ceil(bytes / chunk), last = (bytes - (k - 1.0) * chunk) / rate;
+    return chunks_start(k, chunk / rate, lat, SAX_NCCL_STEPS) + last + lat;
+}
+
+/* What one connection across sites over the route from site a to b may carry, after loss. */
+static double route_cap(const sax_cluster_t *cl, const sax_candidate_t *c, int a, int b, double *lat)
+{
+    int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+    int h = sax_site_route(cl, a, b, links, dirs);
+    sax_path_t p;
+    sax_site_path(cl, links, h > 0 ? h : 0, &p);
+    *lat = p.latency_s;
+    return sax_transport_cap_Bps(&p, c->transport, c->connections);
+}
+
+static double route_efficiency(const sax_cluster_t *cl, const sax_candidate_t *c, int a, int b, double rate)
+{
+    int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+    int h = sax_site_route(cl, a, b, links, dirs);
+    sax_path_t p;
+    sax_site_path(cl, links, h > 0 ? h : 0, &p);
+    return sax_transport_efficiency(&p, c->transport, c->connections, rate);
+}
+
+/* Cross-site bytes of one group, `per_pair` bytes from every member of site i to every member of site j
+ * (i != j), on the links of their routes; times the groups. */
+static void traffic_pairs(const sax_cluster_t *cl, const sax_group_t *g, double per_pair, sax_traffic_t *tr)
+{
+    if (tr == NULL || g->sites <= 1)
+        return;
+    double m = (double)g->n / g->sites;
+    for (int i = 0; i < g->sites; i++)
+        for (int j = 0; j < g->sites; j++) {
+            if (i == j)
+                continue;
+            int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+            int h = sax_site_route(cl, g->site[i], g->site[j], links, dirs);
+            double b = per_pair * m * m * g->groups;
+            tr->xsite_bytes += b;
+            for (int k = 0; k < h; k++)
+                tr->link_bytes[links[k]][dirs[k]] += b;
+        }
+}
+
+/* All-to-all (NCCL: a send and a receive to every peer at once, p2p channels each) seen from the
+ * members of one site `src`: peers in classes by the level they sit at inside the site, and one class
+ * per other site; their flows share the GPU's NVLink or NIC, the uplinks of the units they leave, the
+ * site's uplink and the site links on their routes (where the other sites' members send too); the
+ * slowest class finishes last. */
+static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                              const sax_group_t *g, int src, double bytes)
+{
+    int site_level = lay->n_levels - 1, p = sax_p2p_channels(cl, c);
+    int n_in = site_level; /* classes 0 .. site_level-1 inside the site, then one per other site */
+    double m[SAX_MAX_LEVELS];
+    for (int l = 0; l < site_level; l++)
+        m[l] = (double)g->n / g->units[l];
+    double m_site = (double)g->n / g->sites;
+    share_t w = {.n_cls = n_in + g->sites};
+    double peers[WF_MAX_CLS] = {0}, lat[WF_MAX_CLS] = {0}, below = 1.0;
+    for (int l = 0; l < site_level; l++) {
+        peers[l] = sax_min(m[l], m_site) - below;
+        below = sax_min(m[l], m_site);
+        w.cls_cap[l] = INFINITY;
+        lat[l] = level_latency(cl, l);
+    }
+    for (int j = 0; j < g->sites; j++) {
+        int k = n_in + j;
+        w.cls_cap[k] = INFINITY;
+        if (j == src)
+            continue;
+        peers[k] = m_site;
+        double route_lat = 0.0;
+        w.cls_cap[k] = route_cap(cl, c, g->site[src], g->site[j], &route_lat);
+        lat[k] = level_latency(cl, site_level) + route_lat;
+    }
+    /* this site's GPUs: NVLink, NIC, the unit uplinks, the site's uplink */
+    w.res_cap[w.n_res] = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
+    w.use[w.n_res++][0] = peers[0] * p;
+    w.res_cap[w.n_res] = nic_Bps(cl);
+    for (int k = 1; k < w.n_cls; k++)
+        w.use[w.n_res][k] = peers[k] * p;
+    w.n_res++;
+    for (int t = 0; t < cl->n_tiers && t < site_level; t++) {
+        const sax_tier_t *tr = &cl->tiers[t];
+        double gpus = unit_gpus(m[t], lay->unit[t], g->active[t]);
+        w.res_cap[w.n_res] = gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription;
+        for (int k = t + 1; k < w.n_cls; k++)
+            w.use[w.n_res][k] = sax_min(m[t], m_site) * peers[k] * p;
+        w.n_res++;
+    }
+    if (g->sites > 1) {
+        int j0 = src == 0 ? 1 : 0, links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+        sax_site_route(cl, g->site[src], g->site[j0], links, dirs);
+        double site_gpus = unit_gpus(m_site, cl->sites[g->site[src]].gpus, g->active[site_level]);
+        w.res_cap[w.n_res] = site_gpus * nic_Bps(cl) / cl->links[links[0]].uplink_oversubscription;
+        for (int j = 0; j < g->sites; j++)
+            w.use[w.n_res][n_in + j] = m_site * peers[n_in + j] * p;
+        w.n_res++;
+        /* the site links: this site's pairs on their routes, every other pair counted as a flow of the
+         * class of this site's pair on the same link and direction (the sites are alike) */
+        for (int l = 0; l < cl->n_links; l++)
+            for (int d = 0; d < 2; d++) {
+                double all = 0.0, mine[SAX_MAX_SITES] = {0};
+                for (int i = 0; i < g->sites; i++)
+                    for (int j = 0; j < g->sites; j++) {
+                        if (i == j)
+                            continue;
+                        int h = sax_site_route(cl, g->site[i], g->site[j], links, dirs);
+                        for (int q = 0; q < h; q++)
+                            if (links[q] == l && dirs[q] == d) {
+                                all += m_site * m_site * p * g->groups;
+                                if (i == src)
+                                    mine[j] += m_site * m_site * p * g->groups;
+                            }
+                    }
+                double own = 0.0;
+                for (int j = 0; j < g->sites; j++)
+                    own += mine[j];
+                if (own <= 0.0)
+                    continue;
+                w.res_cap[w.n_res] = cl->links[l].bw_Bps * own / all;
+                for (int j = 0; j < g->sites; j++)
+                    w.use[w.n_res][n_in + j] = mine[j];
+                w.n_res++;
+            }
+    }
+    water_fill(&w);
+    double per_flow = bytes / g->n / p, t = 0.0;
+    for (int k = 0; k < w.n_cls; k++) {
+        if (peers[k] <= 0.0)
+            continue;
+        double rate = w.rate[k];
+        if (k >= n_in)
+            rate *= route_efficiency(cl, c, g->site[src], g->site[k - n_in], rate);
+        t = sax_max(t, p2p_flow_s(per_flow, sax_nccl_p2p_chunk(c, k == 0), rate, lat[k]));
+    }
+    return t;
+}
+
+static double all_to_all_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                           const sax_group_t *g, double bytes)
+{
+    double t = 0.0;
+    for (int i = 0; i < g->sites; i++)
+        t = sax_max(t, all_to_all_from(cl, c, lay, g, i, bytes));
+    return t;
+}
+
+/* ---- trees --------------------------------------------------------------------------------------- */
+
+/* Flows node x of a site's tree (of `nodes`) sends in tree t: to its parent and children, and, as the
+ * site's head (the root), to its parent and children in the sites' tree (site `site` of `sites`). */
+static double tree_node_flows(int nodes, int x, int t, int sites, int site)
+{
+    int a, d0, d1;
+    sax_dtree_node(nodes, x, t, &a, &d0, &d1);
+    double f = (a >= 0) + (d0 >= 0) + (d1 >= 0);
+    if (a < 0 && sites > 1) {
+        sax_dtree_node(sites, site, t, &a, &d0, &d1);
+        f += (a >= 0) + (d0 >= 0) + (d1 >= 0);
+    }
+    return f;
+}
+
+/* NCCL's double binary tree all-reduce (runTreeSplit): a chain inside each domain, a binary tree over
+ * the domains of each site in rank order, one over the sites; reduce up and broadcast down at once,
+ * chunks of one slot, 8 slots per connection, channels alternating between the two trees (channel ch
+ * has its head on the domain's GPU (ch / 2) mod m0). The trees' shapes are walked node by node (no
+ * event is simulated): which level each edge crosses, how many flows leave each GPU and unit. The
+ * first chunk goes up and down the deepest path; every chunk crosses the slowest edge. */
+static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                     const sax_group_t *g, double bytes)
+{
+    int site_level = lay->n_levels - 1;
+    int m0 = (int)lrint((double)g->n / g->units[0]);
+    int ch = sax_channels(c, m0);
+    double per_channel = bytes / ch, chunk = sax_min(sax_nccl_buffer_bytes(c) / SAX_NCCL_STEPS, per_channel);
+    double c_t[2] = {ceil(ch / 2.0), floor(ch / 2.0)}; /* channels of each tree */
+    /* per GPU of a domain, the channels of each tree it heads, and how many times it sits inside a chain
+     * (up and down over NVLink) or at its head or tail (one of the two) */
+    double h_t[2] = {0.0, 0.0}, nvl_flows = 0.0;
+    for (int j = 0; j < m0; j++) {
+        double heads[2] = {0.0, 0.0}, flows = 0.0;
+        for (int k = 0; k < ch; k++) {
+            int head = (k / 2) % m0, tail = (head + m0 - 1) % m0;
+            heads[k % 2] += j == head;
+            flows += m0 == 1 ? 0.0 : (j == head || j == tail) ? 1.0 : 2.0;
+        }
+        h_t[0] = sax_max(h_t[0], heads[0]);
+        h_t[1] = sax_max(h_t[1], heads[1]);
+        nvl_flows = sax_max(nvl_flows, flows);
+    }
+    int nodes = g->units[0] / g->sites; /* domains of a site */
+    int n_lv = site_level - 1;          /* levels 1 .. n_lv inside a site */
+    int per_unit[SAX_MAX_LEVELS];       /* domains per unit of each level */
+    for (int l = 1; l <= n_lv; l++) {
+        int units = l == n_lv ? g->sites : g->units[l];
+        per_unit[l] = g->units[0] / (units > 0 ? units : 1);
+    }
+    /* pass 1: the busiest NIC (a domain's tree in one site, its root also in the sites' tree) and the
+     * busiest unit uplink of each level */
+    double nic_flows = 0.0, unit_flows[SAX_MAX_LEVELS] = {0};
+    for (int q = 0; q < g->sites; q++)
+        for (int i = 0; i < nodes; i++) {
+            double f0 = tree_node_flows(nodes, i, 0, g->sites, q),
+                   f1 = tree_node_flows(nodes, i, 1, g->sites, q);
+            nic_flows = sax_max(nic_flows, h_t[0] * f0 + h_t[1] * f1);
+            unit_flows[0] = sax_max(unit_flows[0], c_t[0] * f0 + c_t[1] * f1); /* the domain's */
+        }
+    for (int l = 1; l < n_lv && l < cl->n_tiers; l++)
+        for (int u0 = 0; u0 < nodes; u0 += per_unit[l]) {
+            double out = 0.0;
+            for (int t = 0; t < 2; t++)
+                for (int i = u0; i < u0 + per_unit[l] && i < nodes; i++) {
+                    int up, d0, d1, unit = i / per_unit[l];
+                    sax_dtree_node(nodes, i, t, &up, &d0, &d1);
+                    out += c_t[t] *
+                           ((up >= 0 && up / per_unit[l] != unit) + (d0 >= 0 && d0 / per_unit[l] != unit) +
+                            (d1 >= 0 && d1 / per_unit[l] != unit));
+                }
+            unit_flows[l] = sax_max(unit_flows[l], out);
+        }
+    double nvl = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
+    double r_nvl = nvl_flows > 0.0 ? nvl / nvl_flows : INFINITY;
+    double r_net = nic_flows > 0.0 ? nic_Bps(cl) / nic_flows : INFINITY;
+    for (int t = 0; t < cl->n_tiers && t <= n_lv - 1; t++)
+        if (unit_flows[t] > 0.0)
+            r_net = sax_min(r_net, uplink_share(cl, lay, g, t, 1) / unit_flows[t]);
+    /* the sites' tree edge by edge: routes, latencies and loads */
+    double edge_rate[2][SAX_MAX_SITES], edge_lat[2][SAX_MAX_SITES], site_path = 0.0, pipe = 0.0;
+    double k = ceil(per_channel / chunk);
+    if (g->sites > 1) {
+        int f = g->sites;
+        double flows[SAX_MAX_LINKS][2] = {{0}};
+        int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+        for (int t = 0; t < 2; t++)
+            for (int q = 0; q < f; q++) {
+                int p = sax_dtree_parent(f, q, t);
+                for (int dir = 0; p >= 0 && dir < 2; dir++) { /* up and down */
+                    int a = g->site[dir == 0 ? q : p], b = g->site[dir == 0 ? p : q];
+                    int hops = sax_site_route(cl, a, b, links, dirs);
+                    for (int h = 0; h < hops; h++)
+                        flows[links[h]][dirs[h]] += c_t[t] * g->groups;
+                }
+            }
+        for (int t = 0; t < 2; t++)
+            for (int q = 0; q < f; q++) {
+                int p = sax_dtree_parent(f, q, t);
+                if (p < 0)
+                    continue;
+                int hops = sax_site_route(cl, g->site[q], g->site[p], links, dirs);
+                double route_lat = 0.0, rate = route_cap(cl, c, g->site[q], g->site[p], &route_lat);
+                /* the two site heads' NICs: the root of tree t in each site */
+                for (int end = 0; end < 2; end++) {
+                    int site = end == 0 ? q : p, root = 0;
+                    for (int i = 0; i < nodes; i++)
+                        if (sax_dtree_parent(nodes, i, t) < 0)
+                            root = i;
+                    rate = sax_min(rate, nic_Bps(cl) / (h_t[0] * tree_node_flows(nodes, root, 0, f, site) +
+                                                        h_t[1] * tree_node_flows(nodes, root, 1, f, site)));
+                }
+                for (int u = 0; u < cl->n_tiers && u <= n_lv - 1; u++)
+                    if (unit_flows[u] > 0.0)
+                        rate = sax_min(rate, uplink_share(cl, lay, g, u, 1) / unit_flows[u]);
+                for (int h = 0; h < hops; h++)
+                    rate = sax_min(rate, cl->links[links[h]].bw_Bps /
+                                             sax_max(flows[links[h]][0], flows[links[h]][1]));
+                edge_rate[t][q] = rate * route_efficiency(cl, c, g->site[q], g->site[p], rate);
+                edge_lat[t][q] = level_latency(cl, site_level) + route_lat;
+                pipe =
+                    sax_max(pipe, chunks_start(k, chunk / edge_rate[t][q], edge_lat[t][q], SAX_NCCL_STEPS));
+            }
+        for (int t = 0; t < 2 && c_t[t] > 0.0; t++)
+            for (int q = 0; q < f; q++) {
+                double path = 0.0;
+                for (int v = q; sax_dtree_parent(f, v, t) >= 0; v = sax_dtree_parent(f, v, t))
+                    path += edge_lat[t][v] + chunk / edge_rate[t][v];
+                site_path = sax_max(site_path, path);
+            }
+    }
+    /* pass 2: the deepest path inside a site, hop by hop at the level it crosses, each hop at the rate
+     * its sender's NIC gives it (up: the child's, down: the parent's; a site's head also serves the
+     * sites' tree, at its busiest site) */
+    double path = 0.0;
+    for (int t = 0; t < 2 && c_t[t] > 0.0; t++)
+        for (int i = 0; i < nodes; i++) {
+            double here = 0.0;
+            for (int v = i, up = sax_dtree_parent(nodes, v, t); up >= 0;
+                 v = up, up = sax_dtree_parent(nodes, v, t)) {
+                int level = n_lv;
+                for (int l = 1; l < n_lv; l++)
+                    if (v / per_unit[l] == up / per_unit[l]) {
+                        level = l;
+                        break;
+                    }
+                double rate[2];
+                for (int e = 0; e < 2; e++) { /* the sender up, then down, at the busiest site */
+                    int x = e == 0 ? v : up;
+                    double fl = 0.0;
+                    for (int q = 0; q < g->sites; q++)
+                        fl = sax_max(fl, h_t[0] * tree_node_flows(nodes, x, 0, g->sites, q) +
+                                             h_t[1] * tree_node_flows(nodes, x, 1, g->sites, q));
+                    rate[e] = nic_Bps(cl) / fl;
+                    for (int u = 0; u < cl->n_tiers && u <= n_lv - 1; u++)
+                        if (unit_flows[u] > 0.0)
+                            rate[e] = sax_min(rate[e], uplink_share(cl, lay, g, u, 1) / unit_flows[u]);
+                }
+                double lat = level_latency(cl, level);
+                here += 2.0 * lat + chunk / rate[0] + chunk / rate[1];
+                pipe = sax_max(pipe, chunks_start(k, chunk / r_net, lat, SAX_NCCL_STEPS));
+            }
+            path = sax_max(path, here);
+        }
+    path /= 2.0;  /* up and down counted above; doubled with the rest below */
+    if (m0 > 1) { /* the chain */
+        double lat = cl->scale_up.latency_s;
+        path += (m0 - 1) * (lat + chunk / r_nvl);
+        pipe = sax_max(pipe, chunks_start(k, chunk / r_nvl, lat, SAX_NCCL_STEPS));
+    }
+    /* the first chunk up and down; the last chunk leaves its slowest edge after the others */
+    return 2.0 * (path + site_path) + pipe;
+}
+
+/* ---- hierarchical ---------------------------------------------------------------------------------- */
+
+/* The sub-group of the hierarchical algorithm's phase at level l: one member from each unit of the level
+ * below inside one unit of level l (level 0: the members of one domain). */
+/* Returns the phase's factor: members of a sub-group, on average where units hold unequal numbers
+ * (their product over the phases is the group's size). */
+static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, sax_group_t *sub)
+{
+    int site_level = lay->n_levels - 1;
+    *sub = *g;
+    double f;
+    if (l == 0)
+        f = (double)g->n / g->units[0];
+    else if (l == site_level)
+        f = g->sites;
+    else
+        f = (double)g->units[l - 1] / (l == site_level - 1 && g->sites > 1 ? g->sites : g->units[l]);
+    sub->n = (int)lrint(f);
+    sub->top = l;
+    for (int k = 0; k <= site_level; k++) {
+        sub->units[k] = k < l ? sub->n : 1;
+        sub->count[k] = k < l ? 1 : sub->n;
+    }
+    if (l == 0)
+        for (int k = 0; k <= site_level; k++) {
+            sub->units[k] = 1;
+            sub->count[k] = sub->n;
+        }
+    if (l < site_level) {
+        sub->sites = 1;
+        memset(sub->link_hops, 0, sizeof sub->link_hops);
+    } else {
+        sub->units[site_level - 1] = sub->sites;
+    }
+    sub->groups = (int)lrint((double)g->groups * g->n / f);
+    return f;
+}
+
+/* ---- algorithms ---------------------------------------------------------------------------------- */
+
+/* Cross-site bytes of a ring of every group: each hop between sites carries `per_hop` bytes. */
+static void traffic_ring(const sax_cluster_t *cl, const sax_group_t *g, double per_hop, sax_traffic_t *tr)
+{
+    if (tr == NULL || g->sites <= 1)
+        return;
+    for (int l = 0; l < cl->n_links; l++)
+        for (int d = 0; d < 2; d++) {
+            double b = per_hop * g->link_hops[l][d] * g->groups;
+            tr->link_bytes[l][d] += b;
+        }
+    tr->xsite_bytes += per_hop * g->sites * g->groups;
+}
+
+static void ring_of(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                    const sax_group_t *g, ring_t *r)
+{
+    ring_geometry(cl, c, lay, g, sax_channels(c, (int)lrint((double)g->n / g->units[0])), true, r);
+}
+
+static double ring_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                     const sax_group_t *g, sax_coll_op_t op, double bytes, sax_traffic_t *tr)
+{
+    ring_t r;
+    ring_of(cl, c, lay, g, &r);
+    double steps = op == SAX_OP_ALL_REDUCE ? 2.0 * (g->n - 1) : g->n - 1.0;
+    traffic_ring(cl, g, steps * bytes / g->n, tr);
+    return ring_time(&r, op, bytes, sax_nccl_buffer_bytes(c));
+}
+
+/* Every member sends `bytes` to the next (nccl-tests' sendrecv; a pipeline's stage boundaries): one
+ * point-to-point connection per member with the p2p channels, classes as a ring's edges. */
+static double shift_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                      const sax_group_t *g, double bytes, sax_traffic_t *tr)
+{
+    int p = sax_p2p_channels(cl, c);
+    ring_t r;
+    ring_geometry(cl, c, lay, g, p, false, &r);
+    traffic_ring(cl, g, bytes, tr);
+    double t = 0.0;
+    for (int i = 0; i < r.n_cls; i++) {
+        t = sax_max(t, p2p_flow_s(bytes / p, sax_nccl_p2p_chunk(c, r.cls[i].level == 0), r.cls[i].rate_Bps,
+                                  r.cls[i].lat_s));
+    }
+    return t;
+}
+
+static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                             const sax_group_t *g, sax_coll_op_t op, double bytes, double k_x,
+                             sax_traffic_t *tr)
+{
+    /* reduce-scatter up the levels, the collective across the top, all-gather back down; the data cut
+     * in k pieces pipelined through the phases, each on its own communicator: a permutation flow shop
+     * of identical jobs takes sum of phases + (k - 1) x the slowest; k the best of 1, 2, 4, ..., 64 */
+    int n_lv = 0, lv[SAX_MAX_LEVELS];
+    double share[SAX_MAX_LEVELS], d = 1.0;
+    sax_group_t sub[SAX_MAX_LEVELS];
+    for (int l = 0; l <= g->top; l++) {
+        double f = phase_group(lay, g, l, &sub[n_lv]);
+        if (sub[n_lv].n > 1) {
+            lv[n_lv] = l;
+            share[n_lv] = d;
+            d /= f;
+            n_lv++;
+        }
+    }
+    if (n_lv == 0)
+        return 0.0;
+    int n_ph = 0, ph[2 * SAX_MAX_LEVELS];
+    sax_coll_op_t ph_op[2 * SAX_MAX_LEVELS];
+    for (int i = 0; i < n_lv; i++) {
+        bool at_top = i == n_lv - 1;
+        if (at_top || op != SAX_OP_ALL_GATHER) {
+            ph[n_ph] = i;
+            ph_op[n_ph++] = at_top ? op : SAX_OP_REDUCE_SCATTER;
+        }
+    }
+    if (op != SAX_OP_REDUCE_SCATTER)
+        for (int i = n_lv - 2; i >= 0; i--) {
+            ph[n_ph] = i;
+            ph_op[n_ph++] = SAX_OP_ALL_GATHER;
+        }
+    ring_t rings[SAX_MAX_LEVELS];
+    double b_p[2 * SAX_MAX_LEVELS];
+    for (int i = 0; i < n_lv; i++)
+        ring_of(cl, c, lay, &sub[i], &rings[i]);
+    for (int i = 0; i < n_ph; i++) {
+        const sax_group_t *sg = &sub[ph[i]];
+        b_p[i] = bytes * share[ph[i]] * (sg->sites > 1 ? k_x : 1.0);
+        double steps = ph_op[i] == SAX_OP_ALL_REDUCE ? 2.0 * (sg->n - 1) : sg->n - 1.0;
+        traffic_ring(cl, sg, steps * b_p[i] / sg->n, tr);
+    }
+    /* a piece's time is not affine in its size (a window-bound phase costs the same for any piece that
+     * fits its slots), so every k is timed */
+    double buffer = sax_nccl_buffer_bytes(c), best = INFINITY;
+    for (int k = 1; k <= 64; k *= 2) {
+        double sum = 0.0, worst = 0.0;
+        for (int i = 0; i < n_ph; i++) {
+            double t = ring_time(&rings[ph[i]], ph_op[i], b_p[i] / k, buffer);
+            sum += t;
+            worst = sax_max(worst, t);
+        }
+        best = sax_min(best, sum + (k - 1) * worst);
+    }
+    (void)lv;
+    return best;
+}
+
+double sax_group_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                              const sax_group_t *g, sax_coll_op_t op, sax_algorithm_t alg, double bytes,
+                              double elem_bytes, sax_traffic_t *tr)
+{
     if (g->n <= 1 || bytes <= 0.0)
         return 0.0;
-    coll_t x = {.cl = cl,
-                .c = c,
-                .lay = lay,
-                .g = g,
-                .kind = kind,
-                .bytes = bytes,
-                .compress = sax_compression_factor(c->compression, elem_bytes),
-                .xsite = g->top == lay->n_levels - 1,
-                .xsite_bytes = xsite_bytes};
-    double extra = 0.0;
-    if (x.xsite && x.compress < 1.0) /* quantise before sending, dequantise after: read + write */
-        extra = 2.0 * bytes * (1.0 + x.compress) / (cl->gpu.hbm_bw_Bps * cl->gpu.mem_eff);
-    if (kind == 'X') { /* all-to-all: every member sends (n-1)/n of its bytes, all at once */
-        sax_hop_t h = sax_level_hop(cl, c, lay, g->top, 1.0, x.xsite ? flows_at(&x, 1.0) : 0.0, g->link);
-        double s = x.xsite ? bytes * x.compress : bytes;
-        if (x.xsite)
-            *xsite_bytes += (double)lay->gpus * (1.0 - (double)g->count[g->top - 1] / g->n) * s;
-        return sax_alltoall_s(g->n, s, h.latency_s, h.bw_Bps) + extra;
+    double k = g->sites > 1 ? sax_compression_factor(c->compression, elem_bytes) : 1.0;
+    /* compression: a quantise and a dequantise pass over the data in HBM */
+    double extra = k < 1.0 ? 2.0 * bytes * (1.0 + k) / (cl->gpu.hbm_bw_Bps * cl->gpu.mem_eff) : 0.0;
+    switch (op) {
+    case SAX_OP_ALL_TO_ALL:
+        traffic_pairs(cl, g, bytes * k / g->n, tr);
+        return all_to_all_s(cl, c, lay, g, bytes * k) + extra;
+    case SAX_OP_SENDRECV: return shift_s(cl, c, lay, g, bytes * k, tr) + extra;
+    case SAX_OP_ALL_REDUCE:
+    case SAX_OP_REDUCE_SCATTER:
+    case SAX_OP_ALL_GATHER:
+    case SAX_COLL_OP_COUNT: break;
     }
-    /* TP, CP and EP collectives use rings; network.algorithm chooses for DP (experts' too) */
+    if (alg == SAX_ALGORITHM_HIERARCHICAL && g->top > 0) {
+        double kh = k;
+        return hierarchical_s(cl, c, lay, g, op, bytes, kh, tr) + (kh < 1.0 ? extra / g->n * g->sites : 0.0);
+    }
+    if (alg == SAX_ALGORITHM_TREE && op == SAX_OP_ALL_REDUCE) {
+        if (tr != NULL && g->sites > 1)
+            traffic_ring(cl, g, 2.0 * (g->sites - 1) / g->sites * bytes * k, tr);
+        return tree_s(cl, c, lay, g, bytes * k) + extra;
+    }
+    return ring_s(cl, c, lay, g, op, bytes * k, tr) + extra;
+}
+
+double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                        sax_dim_t d, sax_coll_op_t op, double bytes, double elem_bytes, sax_traffic_t *tr)
+{
+    /* TP, CP and EP use rings (all-to-all for EP); network.algorithm chooses for DP and the experts'
+     * replicas */
     sax_algorithm_t alg = d == SAX_DIM_DP || d == SAX_GROUP_EXPERT_DP ? c->algorithm : SAX_ALGORITHM_RING;
-    return algorithms[alg].run(&x) + extra;
+    return sax_group_collective_s(cl, c, lay, &lay->dim[d], op, alg, bytes, elem_bytes, tr);
 }
 
 double sax_p2p_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, int stage,
-                 double bytes, double elem_bytes, double *xsite_bytes, int *link)
+                 double bytes, double elem_bytes, sax_traffic_t *tr)
 {
-    int lvl = sax_layout_stage_level(cl, lay, stage, link);
+    /* every pipeline sends over the boundary at once: the PP groups' shift, the boundary's own edge */
     const sax_group_t *g = &lay->dim[SAX_DIM_PP];
-    /* one stage's GPUs of each unit send across at once: 1 / (stages inside a unit) */
-    double share = lvl > 0 ? 1.0 / (double)(g->count[lvl - 1] > 0 ? g->count[lvl - 1] : 1) : 1.0;
-    bool xsite = lvl == lay->n_levels - 1;
-    double flows = xsite ? (double)lay->gpus / g->n : 0.0; /* every pipeline's boundary stage sends */
-    sax_hop_t h = sax_level_hop(cl, c, lay, lvl, share, flows, *link);
+    int a, b, lvl = sax_layout_stage_level(cl, lay, stage, &a, &b);
+    bool xsite = a != b;
     double k = xsite ? sax_compression_factor(c->compression, elem_bytes) : 1.0;
     double extra = k < 1.0 ? 2.0 * bytes * (1.0 + k) / (cl->gpu.hbm_bw_Bps * cl->gpu.mem_eff) : 0.0;
-    if (xsite)
-        *xsite_bytes += bytes * k;
-    return h.latency_s + bytes * k / h.bw_Bps + extra;
+    int p = sax_p2p_channels(cl, c);
+    ring_t r;
+    ring_geometry(cl, c, lay, g, p, false, &r);
+    /* the class of the boundary's edge: its level inside a site, or its hop between sites */
+    int cls = -1;
+    for (int i = 0; i < r.n_cls; i++)
+        if (r.cls[i].level == lvl && (!xsite || r.cls[i].from_site == a))
+            cls = i;
+    if (xsite && tr != NULL) {
+        int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+        int h = sax_site_route(cl, a, b, links, dirs);
+        double all = bytes * k * g->groups;
+        tr->xsite_bytes += all;
+        for (int i = 0; i < h; i++)
+            tr->link_bytes[links[i]][dirs[i]] += all;
+    }
+    double lat = cls >= 0 ? r.cls[cls].lat_s : level_latency(cl, lvl);
+    double rate = cls >= 0 ? r.cls[cls].rate_Bps : nic_Bps(cl) / p;
+    return p2p_flow_s(bytes * k / p, sax_nccl_p2p_chunk(c, lvl == 0), rate, lat) + extra;
 }

@@ -129,11 +129,173 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
 }
 
 typedef struct {
-    double tp_ar;               /* one TP all-reduce (or RS+AG pair under SP) */
-    double cp_pass;             /* one ring-attention pass of K and V */
-    double ep_a2a;              /* one all-to-all */
-    double xs_tp, xs_cp, xs_ep; /* bytes each of those moves across sites */
+    double tp_ar;                      /* one TP all-reduce (or RS+AG pair under SP) */
+    double cp_pass;                    /* one ring-attention pass of K and V */
+    double ep_a2a;                     /* one all-to-all */
+    sax_traffic_t tr_tp, tr_cp, tr_ep; /* what each of those puts on site links */
 } layer_comm_t;
+
+/* Word-wise hash: FNV-1a's step over 64-bit words (one multiply a word), avalanched once at the end by
+ * memo_slot. */
+static uint64_t mix_word(uint64_t h, uint64_t w) { return (h ^ w) * 0x100000001b3ull; }
+
+static uint64_t mix_double(uint64_t h, double v)
+{
+    uint64_t w;
+    memcpy(&w, &v, sizeof w);
+    return mix_word(h, w);
+}
+
+/* Everything of the problem and the candidate a collective's time depends on but the group's dimension,
+ * the op and the bytes: the network's quantities, the candidate's layout and network knobs. */
+static uint64_t network_key(const sax_cluster_t *cl, const sax_candidate_t *c)
+{
+    uint64_t h = 0x6a09e667f3bcc908ull;
+    const sax_scale_up_t *u = &cl->scale_up;
+    h = mix_double(mix_double(mix_double(mix_word(h, (uint64_t)u->size), u->bw_Bps), u->latency_s),
+                   u->efficiency);
+    h = mix_double(mix_double(h, cl->gpu.hbm_bw_Bps), cl->gpu.mem_eff);
+    h = mix_word(h, (uint64_t)cl->n_tiers);
+    for (int t = 0; t < cl->n_tiers; t++) {
+        const sax_tier_t *tr = &cl->tiers[t];
+        h = mix_double(mix_double(mix_double(mix_word(h, (uint64_t)tr->gpus), tr->bw_Bps), tr->latency_s),
+                       tr->oversubscription * 1e3 + tr->efficiency);
+    }
+    h = mix_word(h, (uint64_t)cl->n_sites);
+    for (int i = 0; i < cl->n_sites; i++)
+        h = mix_word(h, (uint64_t)cl->sites[i].gpus);
+    h = mix_word(h, (uint64_t)cl->n_links);
+    for (int i = 0; i < cl->n_links; i++) {
+        const sax_site_link_t *l = &cl->links[i];
+        h = mix_word(h, (uint64_t)(l->a * 64 + l->b) << 1 | (uint64_t)l->tcp_delayed_ack);
+        const double q[] = {l->bw_Bps,
+                            l->latency_s,
+                            l->loss,
+                            l->mtu_bytes,
+                            l->mss_bytes,
+                            l->window_bytes,
+                            l->pfc_headroom_bytes,
+                            l->uplink_oversubscription};
+        for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
+            h = mix_double(h, q[k]);
+    }
+    const int32_t knobs[] = {c->tp,          c->pp,           c->dp,
+                             c->cp,          c->ep,           c->n_order,
+                             c->channels,    c->buffer_bytes, c->p2p_chunk_bytes,
+                             c->p2p_channels};
+    for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++)
+        h = mix_word(h, (uint64_t)(uint32_t)knobs[k]);
+    for (int i = 0; i < c->n_order; i++)
+        h = mix_word(h, (uint64_t)c->order[i]);
+    return h;
+}
+
+typedef struct {
+    sax_scratch_t *sc; /* NULL: no memo */
+    uint64_t net;      /* network_key */
+    uint64_t site;     /* what only traffic between sites sees: transport, connections, compression */
+} coll_memo_t;
+
+/* The slot of a call: `what` names it (dimension and op, or a pipeline boundary), `xsite` whether it
+ * crosses sites, `alg` the algorithm it runs (or -1). */
+static sax_coll_memo_t *memo_slot(coll_memo_t *memo, uint64_t what, bool xsite, int alg, double bytes,
+                                  double elem, uint64_t *key)
+{
+    if (memo->sc == NULL)
+        return NULL;
+    uint64_t h = mix_double(mix_double(mix_word(memo->net, what), bytes), elem);
+    if (xsite)
+        h = mix_word(h, memo->site);
+    if (alg >= 0)
+        h = mix_word(h, (uint64_t)alg);
+    h ^= h >> 31; /* splitmix64's finaliser */
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    *key = h | 1; /* never 0, the empty mark */
+    return &memo->sc->coll[*key % SAX_COLL_MEMO_SLOTS];
+}
+
+/* Zeroes what the links of the cluster use (the rest of a sax_traffic_t is never read). */
+static void traffic_zero(sax_traffic_t *t, int n_links)
+{
+    t->xsite_bytes = 0.0;
+    for (int l = 0; l < n_links; l++)
+        t->link_bytes[l][0] = t->link_bytes[l][1] = 0.0;
+}
+
+static void traffic_sum(sax_traffic_t *dst, const sax_traffic_t *src, int n_links)
+{
+    if (dst == NULL || src->xsite_bytes <= 0.0)
+        return;
+    dst->xsite_bytes += src->xsite_bytes;
+    for (int l = 0; l < n_links; l++) {
+        dst->link_bytes[l][0] += src->link_bytes[l][0];
+        dst->link_bytes[l][1] += src->link_bytes[l][1];
+    }
+}
+
+/* sax_collective_s, memoised in the scratch. */
+static double collective(coll_memo_t *memo, const sax_cluster_t *cl, const sax_candidate_t *c,
+                         const sax_layout_t *lay, sax_dim_t d, sax_coll_op_t op, double bytes, double elem,
+                         sax_traffic_t *tr)
+{
+    uint64_t key = 0;
+    bool dp = d == SAX_DIM_DP || d == SAX_GROUP_EXPERT_DP;
+    sax_coll_memo_t *slot = memo_slot(memo, (uint64_t)d << 8 | (uint64_t)op, lay->dim[d].sites > 1,
+                                      dp ? (int)c->algorithm : -1, bytes, elem, &key);
+    if (slot != NULL && slot->key == key && slot->check == ~key) {
+        traffic_sum(tr, &slot->tr, cl->n_links);
+        return slot->time_s;
+    }
+    sax_traffic_t mine;
+    traffic_zero(&mine, cl->n_links);
+    double t = sax_collective_s(cl, c, lay, d, op, bytes, elem, &mine);
+    traffic_sum(tr, &mine, cl->n_links);
+    if (slot != NULL) {
+        slot->key = key;
+        slot->check = ~key;
+        slot->time_s = t;
+        slot->tr = mine;
+    }
+    return t;
+}
+
+/* sax_p2p_s, memoised alike: a transfer's time depends on the boundary's stage only through the level
+ * it crosses and the sites it joins. */
+static double p2p(coll_memo_t *memo, const sax_cluster_t *cl, const sax_candidate_t *c,
+                  const sax_layout_t *lay, int stage, double bytes, double elem, sax_traffic_t *tr)
+{
+    int a, b, lvl = sax_layout_stage_level(cl, lay, stage, &a, &b);
+    uint64_t key = 0;
+    sax_coll_memo_t *slot =
+        memo_slot(memo, 0xf000000ull | (uint64_t)lvl << 16 | (uint64_t)a << 8 | (uint64_t)b,
+                  lay->dim[SAX_DIM_PP].sites > 1, -1, bytes, elem, &key);
+    if (slot != NULL && slot->key == key && slot->check == ~key) {
+        traffic_sum(tr, &slot->tr, cl->n_links);
+        return slot->time_s;
+    }
+    sax_traffic_t mine;
+    traffic_zero(&mine, cl->n_links);
+    double t = sax_p2p_s(cl, c, lay, stage, bytes, elem, &mine);
+    traffic_sum(tr, &mine, cl->n_links);
+    if (slot != NULL) {
+        slot->key = key;
+        slot->check = ~key;
+        slot->time_s = t;
+        slot->tr = mine;
+    }
+    return t;
+}
+
+/* dst += k x src */
+static void traffic_add(sax_traffic_t *dst, const sax_traffic_t *src, double k, int n_links)
+{
+    dst->xsite_bytes += k * src->xsite_bytes;
+    for (int l = 0; l < n_links; l++) {
+        dst->link_bytes[l][0] += k * src->link_bytes[l][0];
+        dst->link_bytes[l][1] += k * src->link_bytes[l][1];
+    }
+}
 
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
@@ -167,9 +329,9 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     /* ZeRO-3/FSDP: prefetched one layer ahead, the gather hides behind the layer's compute as far
      * as the overlap efficiency allows (communication kernels slow the GEMMs they share the GPU
      * with); only the rest shows */
-    double eta = p->training.dp_overlap_efficiency;
-    double z3_f = c->zero == 3 ? fmax(0.0, z3_ag - eta * f) : 0.0;
-    double z3_b = c->zero == 3 ? fmax(0.0, z3_ag + z3_rs - eta * (b + wgt)) : 0.0;
+    double eta = p->training.dp_overlap_efficiency, slow = 1.0 / p->training.zero3_comm_efficiency;
+    double z3_f = c->zero == 3 ? fmax(0.0, z3_ag * slow - eta * f) : 0.0;
+    double z3_b = c->zero == 3 ? fmax(0.0, (z3_ag + z3_rs) * slow - eta * (b + wgt)) : 0.0;
     double z3 = z3_f + z3_b;
     st->f += f + z3_f;
     st->b += b + z3_b;
@@ -229,25 +391,34 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
 
     /* lossless RoCE needs PFC across every site link the job's traffic uses */
     if (c->transport == SAX_TRANSPORT_ROCE)
-        for (int d = 0; d < SAX_DIM_COUNT; d++) {
+        for (int d = 0; d <= SAX_DIM_COUNT; d++) {
             const sax_group_t *g = &lay.dim[d];
-            if (g->n > 1 && g->top == lay.n_levels - 1)
+            if (g->n > 1 && g->sites > 1)
                 for (int l = 0; l < cl->n_links; l++)
-                    if (g->link == l && !sax_transport_is_feasible(&cl->links[l], c->transport, nic))
+                    if (g->link_hops[l][0] + g->link_hops[l][1] > 0 &&
+                        !sax_transport_is_feasible(&cl->links[l], c->transport, nic))
                         return infeasible(r, SAX_INFEASIBLE_LOSSLESS);
         }
 
     /* per-layer communication, the same on every stage */
-    layer_comm_t lcm = {0};
+    coll_memo_t memo = {.sc = scratch,
+                        .net = scratch != NULL ? network_key(cl, c) : 0,
+                        .site = (uint64_t)c->transport << 40 | (uint64_t)c->compression << 32 |
+                                (uint64_t)(uint32_t)c->connections};
+    layer_comm_t lcm = {.tp_ar = 0.0};
+    traffic_zero(&lcm.tr_tp, cl->n_links);
+    traffic_zero(&lcm.tr_cp, cl->n_links);
+    traffic_zero(&lcm.tr_ep, cl->n_links);
     gpu_costs_t cache[SAX_MAX_SITES + 1];
     int n_cache = 0;
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
-    lcm.tp_ar = sax_collective_s(cl, c, &lay, SAX_DIM_TP, 'A', g0->dense.tp_bytes, SAX_ACT_BYTES, &lcm.xs_tp);
-    lcm.cp_pass =
-        sax_collective_s(cl, c, &lay, SAX_DIM_CP, 'G', g0->dense.cp_bytes * c->cp, SAX_ACT_BYTES, &lcm.xs_cp);
+    lcm.tp_ar = collective(&memo, cl, c, &lay, SAX_DIM_TP, SAX_OP_ALL_REDUCE, g0->dense.tp_bytes,
+                           SAX_ACT_BYTES, &lcm.tr_tp);
+    lcm.cp_pass = collective(&memo, cl, c, &lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
+                             SAX_ACT_BYTES, &lcm.tr_cp);
     if (md->experts > 0)
-        lcm.ep_a2a =
-            sax_collective_s(cl, c, &lay, SAX_DIM_EP, 'X', g0->moe.ep_bytes, SAX_ACT_BYTES, &lcm.xs_ep);
+        lcm.ep_a2a = collective(&memo, cl, c, &lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
+                                SAX_ACT_BYTES, &lcm.tr_ep);
 
     /* stages */
     stage_t st[SAX_SIM_MAX_STAGES];
@@ -264,7 +435,9 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     }
     split_layers(p, c, st);
     int first_layer = 0;
-    double xs_z3 = 0.0;
+    sax_traffic_t tr_z3; /* ZeRO-3's gathers and scatters of one micro-batch, every stage */
+    traffic_zero(&tr_z3, cl->n_links);
+    const double gb = sax_grad_bytes(&p->training);
     for (int s = 0; s < pp; s++) {
         const gpu_costs_t *gc = costs_for(p, c, st[s].gpu, cache, &n_cache);
         int nl = st[s].layers;
@@ -273,23 +446,30 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
         /* ZeRO-3: per layer, gather the weights (bf16) forward and backward, reduce-scatter the
          * gradients (fp32), on every micro-batch */
         double ag_d = 0.0, rs_d = 0.0, ag_m = 0.0, rs_m = 0.0;
-        const double gb = p->training.grad_reduce_bytes;
-        if (c->zero == 3) {
-            double xs = 0.0;
-            ag_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', gc->dense.params * SAX_ACT_BYTES,
-                                    SAX_ACT_BYTES, &xs);
-            rs_d = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', gc->dense.params * gb, gb, &xs);
-            xs_z3 += xs * (double)n_dense * 2.0;
-            xs = 0.0;
+        if (c->zero == 3) { /* traffic: this stage's groups (1/pp of all), two gathers and a scatter */
+            sax_traffic_t ag, rs;
+            traffic_zero(&ag, cl->n_links);
+            traffic_zero(&rs, cl->n_links);
+            ag_d = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER,
+                              gc->dense.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
+            rs_d = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, gc->dense.params * gb,
+                              gb, &rs);
+            traffic_add(&tr_z3, &ag, 2.0 * n_dense / pp, cl->n_links);
+            traffic_add(&tr_z3, &rs, (double)n_dense / pp, cl->n_links);
             if (md->experts > 0) { /* the experts gather from, and reduce over, their own replicas */
                 double shared = gc->moe.params - gc->moe.expert_params, ex = gc->moe.expert_params;
-                ag_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', shared * SAX_ACT_BYTES, SAX_ACT_BYTES,
-                                        &xs) +
-                       sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'G', ex * SAX_ACT_BYTES,
-                                        SAX_ACT_BYTES, &xs);
-                rs_m = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', shared * gb, gb, &xs) +
-                       sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'R', ex * gb, gb, &xs);
-                xs_z3 += xs * (double)(nl - n_dense) * 2.0;
+                traffic_zero(&ag, cl->n_links);
+                traffic_zero(&rs, cl->n_links);
+                ag_m = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
+                                  SAX_ACT_BYTES, &ag) +
+                       collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                                  ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
+                rs_m =
+                    collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &rs) +
+                    collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb,
+                               &rs);
+                traffic_add(&tr_z3, &ag, 2.0 * (nl - n_dense) / pp, cl->n_links);
+                traffic_add(&tr_z3, &rs, (double)(nl - n_dense) / pp, cl->n_links);
             }
         }
         stage_t one = {0}, many;
@@ -349,21 +529,24 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     /* stage boundaries: activations forward, their gradients backward (Megatron's scatter/gather
      * across the TP ranks: each sends 1/tp) */
     double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;
-    double xs_pp = 0.0;
+    sax_traffic_t tr_pp;
+    traffic_zero(&tr_pp, cl->n_links);
     int boundaries = v > 1 ? pp : pp - 1;
-    double link_bytes[SAX_MAX_LINKS] = {0};
     for (int s = 0; s < pp; s++) {
         pl.link_s[s] = 0.0;
         if (pp > 1 && s < boundaries) {
-            double xs = 0.0;
-            int link = -1;
-            pl.link_s[s] = sax_p2p_s(cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &xs, &link);
-            /* crossings per iteration: m micro-batches x 2 directions x chunks (v-1 on the wrap) */
-            double crossings = (double)m * 2.0 * (s == pp - 1 ? v - 1 : v);
-            double bytes = xs * crossings * (lay.gpus / pp);
-            xs_pp += bytes;
-            if (link >= 0)
-                link_bytes[link] += bytes;
+            sax_traffic_t one; /* one transfer of every pipeline */
+            traffic_zero(&one, cl->n_links);
+            pl.link_s[s] = p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one);
+            /* crossings per iteration: m micro-batches x chunks (v-1 on the wrap), forward and back: the
+             * gradients cross the other way */
+            double crossings = (double)m * (s == pp - 1 ? v - 1 : v);
+            traffic_add(&tr_pp, &one, crossings, cl->n_links);
+            for (int l = 0; l < cl->n_links; l++) {
+                tr_pp.link_bytes[l][0] += crossings * one.link_bytes[l][1];
+                tr_pp.link_bytes[l][1] += crossings * one.link_bytes[l][0];
+            }
+            tr_pp.xsite_bytes += crossings * one.xsite_bytes;
         }
     }
 
@@ -388,30 +571,34 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     /* DP synchronisation after each stage's last backward, and the optimizer step */
     double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
     double end[SAX_SIM_MAX_STAGES], opt[SAX_SIM_MAX_STAGES];
-    double xs_dp = 0.0;
+    sax_traffic_t tr_dp;
+    traffic_zero(&tr_dp, cl->n_links);
     const double eff = p->training.dp_overlap_efficiency;
     int crit = 0;
     double t_iter = 0.0;
-    const double gb = p->training.grad_reduce_bytes;
     for (int s = 0; s < pp; s++) {
-        /* the routed experts synchronise over their own replicas, the rest over all of DP x CP */
+        /* the routed experts synchronise over their own replicas, the rest over all of DP x CP; the
+         * traffic is this stage's groups' (1/pp of the groups of that shape) */
         double ex = st[s].expert_params, shared = st[s].params - ex;
-        double xs = 0.0, exposed = 0.0;
+        double exposed = 0.0;
+        sax_traffic_t tr;
+        traffic_zero(&tr, cl->n_links);
         if (c->zero == 0) {
-            double t = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'A', shared * gb, gb, &xs) +
-                       sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'A', ex * gb, gb, &xs);
+            double t =
+                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
             exposed = fmax(0.0, t - eff * (pl.b_s[s] + pl.w_s[s]));
         } else if (c->zero <= 2) {
-            double trs = sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'R', shared * gb, gb, &xs) +
-                         sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'R', ex * gb, gb, &xs);
-            double tag =
-                sax_collective_s(cl, c, &lay, SAX_DIM_DP, 'G', shared * SAX_ACT_BYTES, SAX_ACT_BYTES, &xs) +
-                sax_collective_s(cl, c, &lay, SAX_GROUP_EXPERT_DP, 'G', ex * SAX_ACT_BYTES, SAX_ACT_BYTES,
-                                 &xs);
+            double trs =
+                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
+            double tag = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
+                                    SAX_ACT_BYTES, &tr) +
+                         collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                                    ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &tr);
             exposed = fmax(0.0, trs - eff * (pl.b_s[s] + pl.w_s[s])) + fmax(0.0, tag - eff * pl.f_s[s]);
         }
-        if (s == 0)
-            xs_dp = xs * pp; /* every stage's DP groups do the same */
+        traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
         /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
         opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
@@ -421,7 +608,7 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
             crit = s;
         }
     }
-    xs_dp += xs_z3 * (double)m;
+    traffic_add(&tr_dp, &tr_z3, (double)m, cl->n_links);
 
     /* memory of the fullest GPU */
     double mem_max = 0.0;
@@ -468,26 +655,23 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     r->comm_s[SAX_DIM_CP] = (double)m * cs->cp;
     r->comm_s[SAX_DIM_EP] = (double)m * cs->ep;
 
-    /* cross-site traffic and link utilisation */
-    int layers_total = md->layers;
-    double per_iter_layers = (double)m * layers_total / pp * (double)pp; /* every layer, every micro-batch */
-    double xs_layers = per_iter_layers *
-                           (lcm.xs_tp * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0) + lcm.xs_cp * 3.0) /
-                           pp +
-                       (double)m * (layers_total - md->dense_layers) * 4.0 * lcm.xs_ep / pp;
-    r->cross_site_bytes_per_iteration = xs_pp + xs_dp + xs_layers;
-    for (int d = 0; d < SAX_DIM_COUNT; d++) { /* DP (and layer traffic) on the link its groups use */
-        const sax_group_t *g = &lay.dim[d];
-        if (g->n > 1 && g->link >= 0) {
-            double b = d == SAX_DIM_DP ? xs_dp : 0.0;
-            if (d == SAX_DIM_TP || d == SAX_DIM_CP || d == SAX_DIM_EP)
-                b = xs_layers;
-            link_bytes[g->link] += b;
-        }
-    }
-    for (int l = 0; l < cl->n_links; l++)
-        if (cl->links[l].bw_Bps > 0.0)
-            r->link_utilisation[l] = link_bytes[l] / 2.0 / (cl->links[l].bw_Bps * t_iter);
+    /* cross-site traffic and link utilisation: per layer and micro-batch, TP 4 collectives (6 with full
+     * recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each call's traffic is that of
+     * every group of the job, one per stage, so a layer's share is 1/pp of it */
+    sax_traffic_t all;
+    traffic_zero(&all, cl->n_links);
+    double per_layer = (double)m * md->layers / pp,
+           moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
+    traffic_add(&all, &lcm.tr_tp, per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), cl->n_links);
+    traffic_add(&all, &lcm.tr_cp, per_layer * 3.0, cl->n_links);
+    if (md->experts > 0)
+        traffic_add(&all, &lcm.tr_ep, moe_layers * 4.0, cl->n_links);
+    traffic_add(&all, &tr_pp, 1.0, cl->n_links);
+    traffic_add(&all, &tr_dp, 1.0, cl->n_links);
+    r->cross_site_bytes_per_iteration = all.xsite_bytes;
+    for (int l = 0; l < cl->n_links; l++) /* the busier direction */
+        r->link_utilisation[l] =
+            fmax(all.link_bytes[l][0], all.link_bytes[l][1]) / (cl->links[l].bw_Bps * t_iter);
 
     double peak = 0.0;
     for (int s = 0; s < pp; s++)

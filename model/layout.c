@@ -14,11 +14,8 @@
  */
 #include "model_internal.h"
 
-typedef struct {
-    int n;
-    long stride[3];
-    int size[3];
-} pieces_t;
+#include <math.h>
+#include <string.h>
 
 int sax_layout_site_of_rank(const sax_cluster_t *cl, long rank)
 {
@@ -31,44 +28,102 @@ int sax_layout_site_of_rank(const sax_cluster_t *cl, long rank)
     return cl->n_sites - 1;
 }
 
-static int find_link(const sax_cluster_t *cl, int a, int b)
+static long site_start(const sax_cluster_t *cl, int site)
 {
-    for (int i = 0; i < cl->n_links; i++)
-        if ((cl->links[i].a == a && cl->links[i].b == b) || (cl->links[i].a == b && cl->links[i].b == a))
-            return i;
-    return -1;
+    long acc = 0;
+    for (int i = 0; i < site; i++)
+        acc += cl->sites[i].gpus;
+    return acc;
+}
+
+int sax_site_route(const sax_cluster_t *cl, int a, int b, int *links, int *dirs)
+{
+    if (a == b)
+        return 0;
+    for (int l = 0; l < cl->n_links; l++) /* a direct link: one hop, no route is shorter */
+        if ((cl->links[l].a == a && cl->links[l].b == b) || (cl->links[l].a == b && cl->links[l].b == a)) {
+            links[0] = l;
+            dirs[0] = cl->links[l].a == a ? 0 : 1;
+            return 1;
+        }
+    /* breadth-first over sites; among routes of equal hop count, the least latency */
+    int hops[SAX_MAX_SITES], via_link[SAX_MAX_SITES], via_site[SAX_MAX_SITES];
+    double lat[SAX_MAX_SITES];
+    for (int i = 0; i < cl->n_sites; i++) {
+        hops[i] = -1;
+        lat[i] = 0.0;
+    }
+    hops[a] = 0;
+    for (int depth = 0; depth < cl->n_sites; depth++)
+        for (int x = 0; x < cl->n_sites; x++) {
+            if (hops[x] != depth)
+                continue;
+            for (int l = 0; l < cl->n_links; l++) {
+                const sax_site_link_t *k = &cl->links[l];
+                int y = k->a == x ? k->b : k->b == x ? k->a : -1;
+                if (y < 0)
+                    continue;
+                double t = lat[x] + k->latency_s;
+                if (hops[y] < 0 || (hops[y] == depth + 1 && t < lat[y])) {
+                    hops[y] = depth + 1;
+                    lat[y] = t;
+                    via_link[y] = l;
+                    via_site[y] = x;
+                }
+            }
+        }
+    if (hops[b] < 0)
+        return -1;
+    for (int y = b, i = hops[b] - 1; y != a; y = via_site[y], i--) {
+        links[i] = via_link[y];
+        dirs[i] = cl->links[via_link[y]].a == via_site[y] ? 0 : 1;
+    }
+    return hops[b];
 }
 
 /* members of the group containing rank 0 that lie below rank `unit` */
-static int count_in_unit(const pieces_t *p, long unit)
+static int count_in_unit(const sax_group_t *g, long unit)
 {
     long c = 1;
-    for (int i = 0; i < p->n; i++) {
-        long k = (unit + p->stride[i] - 1) / p->stride[i];
-        c *= k < p->size[i] ? k : p->size[i];
+    for (int i = 0; i < g->n_pieces; i++) {
+        long k = (unit + g->piece_stride[i] - 1) / g->piece_stride[i];
+        c *= k < g->piece_size[i] ? k : g->piece_size[i];
     }
     return (int)c;
 }
 
-static long last_member(const pieces_t *p)
+/* Is some member of the group (pieces 0..top, inner first, offset `base`) in ranks [lo, hi)? The
+ * pieces nest (an outer stride exceeds the inner pieces' extent), so a run of three or more outer
+ * positions that can reach the range has one whose inner members all lie inside it. */
+static bool member_in(const sax_group_t *g, int top, long base, long lo, long hi)
 {
-    long r = 0;
-    for (int i = 0; i < p->n; i++)
-        r += (long)(p->size[i] - 1) * p->stride[i];
-    return r;
+    if (top < 0)
+        return base >= lo && base < hi;
+    long inner = 0;
+    for (int i = 0; i < top; i++)
+        inner += (long)(g->piece_size[i] - 1) * g->piece_stride[i];
+    long st = g->piece_stride[top];
+    long first = lo - inner - base <= 0 ? 0 : (lo - inner - base + st - 1) / st;
+    long last = (hi - 1 - base) < 0 ? -1 : (hi - 1 - base) / st;
+    if (last > g->piece_size[top] - 1)
+        last = g->piece_size[top] - 1;
+    for (long i = first; i <= last && i < first + 3; i++)
+        if (member_in(g, top - 1, base + i * st, lo, hi))
+            return true;
+    return last >= first + 3;
 }
 
 /* Inner pieces first (count_in_unit nests them). */
-static void sort_pieces(pieces_t *p)
+static void sort_pieces(sax_group_t *g)
 {
-    for (int i = 1; i < p->n; i++)
-        for (int j = i; j > 0 && p->stride[j] < p->stride[j - 1]; j--) {
-            long ts = p->stride[j];
-            int tz = p->size[j];
-            p->stride[j] = p->stride[j - 1];
-            p->size[j] = p->size[j - 1];
-            p->stride[j - 1] = ts;
-            p->size[j - 1] = tz;
+    for (int i = 1; i < g->n_pieces; i++)
+        for (int j = i; j > 0 && g->piece_stride[j] < g->piece_stride[j - 1]; j--) {
+            long ts = g->piece_stride[j];
+            int tz = g->piece_size[j];
+            g->piece_stride[j] = g->piece_stride[j - 1];
+            g->piece_size[j] = g->piece_size[j - 1];
+            g->piece_stride[j - 1] = ts;
+            g->piece_size[j - 1] = tz;
         }
 }
 
@@ -82,51 +137,66 @@ static int gcd(int a, int b)
     return a;
 }
 
-static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *lay, const pieces_t *p,
-                                 sax_group_t *g)
+/* Fills everything but the pieces (set by the caller) and `groups`. */
+static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g)
 {
+    sort_pieces(g);
     int n = 1;
-    for (int i = 0; i < p->n; i++)
-        n *= p->size[i];
+    for (int i = 0; i < g->n_pieces; i++)
+        n *= g->piece_size[i];
     g->n = n;
     g->top = 0;
     g->sites = 1;
-    g->link = -1;
+    g->site[0] = 0;
+    memset(g->link_hops, 0, sizeof g->link_hops);
     int site_level = lay->n_levels - 1;
     for (int l = 0; l < site_level; l++) {
-        g->count[l] = count_in_unit(p, lay->unit[l]);
+        g->count[l] = count_in_unit(g, lay->unit[l]);
+        g->units[l] = (n + g->count[l] - 1) / g->count[l];
         if (g->count[l] < n)
             g->top = l + 1;
     }
     g->count[site_level] = n;
-    if (g->top < site_level) {
-        g->groups_per_site = 0;
+    g->units[site_level] = 1;
+    if (g->top < site_level)
         return SAX_FEASIBLE;
+    /* the group leaves its site: which sites, and how its ring runs between them */
+    g->sites = 0;
+    for (int s = 0; s < cl->n_sites; s++) {
+        long lo = site_start(cl, s);
+        if (member_in(g, g->n_pieces - 1, 0, lo, lo + cl->sites[s].gpus))
+            g->site[g->sites++] = s;
     }
-    /* the group leaves its site: which sites, which link */
-    int first = sax_layout_site_of_rank(cl, 0), last = sax_layout_site_of_rank(cl, last_member(p));
-    if (first == last) { /* the tiers' units are larger than the site: still one site */
+    if (g->sites <= 1) { /* the tiers' units are larger than the site: still one site */
         g->top = site_level - 1;
+        g->sites = 1;
         return SAX_FEASIBLE;
     }
-    g->sites = last - first + 1;
-    g->count[site_level - 1] = count_in_unit(p, cl->sites[first].gpus);
-    g->groups_per_site = g->count[site_level - 1] > 0 ? cl->sites[first].gpus / g->count[site_level - 1] : 0;
-    if (g->sites == 2) {
-        g->link = find_link(cl, first, last);
-        if (g->link < 0)
+    g->units[site_level - 1] = g->units[site_level - 1] > g->sites ? g->units[site_level - 1] : g->sites;
+    for (int i = 0; i < g->sites; i++) {
+        int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+        int h = sax_site_route(cl, g->site[i], g->site[(i + 1) % g->sites], links, dirs);
+        if (h < 0)
             return SAX_INFEASIBLE_NO_LINK;
-    } else { /* a ring through several sites: the slowest link between neighbours bounds it */
-        g->link = -1;
-        for (int s = first; s < last; s++) {
-            int l = find_link(cl, s, s + 1);
-            if (l < 0)
-                return SAX_INFEASIBLE_NO_LINK;
-            if (g->link < 0 || cl->links[l].bw_Bps < cl->links[g->link].bw_Bps)
-                g->link = l;
+        g->site_hop_latency_s[i] = 0.0;
+        for (int k = 0; k < h; k++) {
+            g->link_hops[links[k]][dirs[k]]++;
+            g->site_hop_latency_s[i] += cl->links[links[k]].latency_s;
         }
     }
     return SAX_FEASIBLE;
+}
+
+void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g, int groups)
+{
+    g->groups = groups;
+    int site_level = lay->n_levels - 1;
+    for (int l = 0; l < site_level; l++) {
+        double m = (double)g->n / g->units[l];
+        g->active[l] = fmin(lay->unit[l], groups * m);
+    }
+    double m_site = (double)g->n / g->sites;
+    g->active[site_level] = fmin(cl->sites[g->site[0]].gpus, groups * m_site);
 }
 
 /* The replicas of one expert shard (SAX_GROUP_EXPERT_DP): the cp ranks EP left (cp / ep_cp, the
@@ -134,21 +204,49 @@ static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *la
 static sax_infeasible_t expert_replicas(const sax_cluster_t *cl, const sax_candidate_t *c, const long *stride,
                                         int ep_cp, int dp_rest, sax_layout_t *lay)
 {
+    sax_group_t *e = &lay->dim[SAX_GROUP_EXPERT_DP];
     if (c->ep == 1) {
-        lay->dim[SAX_GROUP_EXPERT_DP] = lay->dim[SAX_DIM_DP];
+        *e = lay->dim[SAX_DIM_DP];
         return SAX_FEASIBLE;
     }
-    pieces_t e = {.n = 0};
+    e->n_pieces = 0;
     const long e_stride[2] = {stride[SAX_DIM_CP] * ep_cp, stride[SAX_DIM_DP]};
     const int e_size[2] = {c->cp / ep_cp, dp_rest};
     for (int i = 0; i < 2; i++)
-        if (e_size[i] > 1 || (i == 1 && e.n == 0)) {
-            e.stride[e.n] = e_stride[i];
-            e.size[e.n] = e_size[i];
-            e.n++;
+        if (e_size[i] > 1 || (i == 1 && e->n_pieces == 0)) {
+            e->piece_stride[e->n_pieces] = e_stride[i];
+            e->piece_size[e->n_pieces] = e_size[i];
+            e->n_pieces++;
         }
-    sort_pieces(&e);
-    return describe(cl, lay, &e, &lay->dim[SAX_GROUP_EXPERT_DP]);
+    sax_infeasible_t why = describe(cl, lay, e);
+    sax_layout_set_groups(cl, lay, e, lay->gpus / e->n);
+    return why;
+}
+
+void sax_layout_levels(const sax_cluster_t *cl, sax_layout_t *lay)
+{
+    lay->n_levels = cl->n_tiers + 2;
+    int site_gpus = cl->sites[0].gpus;
+    lay->unit[0] = cl->scale_up.size < site_gpus ? cl->scale_up.size : site_gpus;
+    for (int t = 0; t < cl->n_tiers; t++)
+        lay->unit[t + 1] = cl->tiers[t].gpus < site_gpus ? cl->tiers[t].gpus : site_gpus;
+    lay->unit[lay->n_levels - 1] = site_gpus;
+}
+
+sax_infeasible_t sax_layout_group_strided(const sax_cluster_t *cl, const sax_layout_t *lay, int n,
+                                          long stride, bool concurrent, sax_group_t *g)
+{
+    g->n_pieces = 1;
+    g->piece_stride[0] = stride;
+    g->piece_size[0] = n;
+    sax_infeasible_t why = describe(cl, lay, g);
+    long total = 0;
+    for (int s = 0; s < cl->n_sites; s++)
+        total += cl->sites[s].gpus;
+    /* the translates of the group that tile the GPUs: blocks of n x stride ranks, stride groups each */
+    long groups = concurrent ? total / ((long)n * stride) * stride : 1;
+    sax_layout_set_groups(cl, lay, g, groups < 1 ? 1 : (int)groups);
+    return why;
 }
 
 sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay)
@@ -181,32 +279,31 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
             acc *= deg[d];
         }
     lay->gpus = (int)acc;
-
-    lay->n_levels = cl->n_tiers + 2;
-    int site_gpus = cl->sites[0].gpus;
-    lay->unit[0] = cl->scale_up.size < site_gpus ? cl->scale_up.size : site_gpus;
-    for (int t = 0; t < cl->n_tiers; t++)
-        lay->unit[t + 1] = cl->tiers[t].gpus < site_gpus ? cl->tiers[t].gpus : site_gpus;
-    lay->unit[lay->n_levels - 1] = site_gpus;
+    sax_layout_levels(cl, lay);
 
     for (int d = 0; d < SAX_DIM_COUNT; d++) {
-        pieces_t p = {.n = 1, .stride = {stride[d]}, .size = {deg[d]}};
+        sax_group_t *g = &lay->dim[d];
+        g->n_pieces = 1;
+        g->piece_stride[0] = stride[d];
+        g->piece_size[0] = deg[d];
         if (d == SAX_DIM_DP) { /* replicas of the dense weights: cp x ep x dp/ep, inner to outer */
-            int order3[3] = {SAX_DIM_CP, SAX_DIM_EP, SAX_DIM_DP};
-            p.n = 0;
+            static const int order3[3] = {SAX_DIM_CP, SAX_DIM_EP, SAX_DIM_DP};
+            g->n_pieces = 0;
             for (int i = 0; i < 3; i++)
                 if (deg[order3[i]] > 1 || i == 2) {
-                    p.stride[p.n] = stride[order3[i]];
-                    p.size[p.n] = deg[order3[i]];
-                    p.n++;
+                    g->piece_stride[g->n_pieces] = stride[order3[i]];
+                    g->piece_size[g->n_pieces] = deg[order3[i]];
+                    g->n_pieces++;
                 }
-            sort_pieces(&p);
         } else if (d == SAX_DIM_EP && ep_cp > 1) { /* ep/g of the innermost cp ranks, g of the dp ones */
-            p = (pieces_t){
-                .n = 2, .stride = {stride[SAX_DIM_CP], stride[SAX_DIM_EP]}, .size = {ep_cp, ep_dp}};
-            sort_pieces(&p);
+            g->n_pieces = 2;
+            g->piece_stride[0] = stride[SAX_DIM_CP];
+            g->piece_size[0] = ep_cp;
+            g->piece_stride[1] = stride[SAX_DIM_EP];
+            g->piece_size[1] = ep_dp;
         }
-        sax_infeasible_t why = describe(cl, lay, &p, &lay->dim[d]);
+        sax_infeasible_t why = describe(cl, lay, g);
+        sax_layout_set_groups(cl, lay, g, lay->gpus / g->n);
         if (why != SAX_FEASIBLE)
             return why;
     }
@@ -218,17 +315,15 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
     return SAX_FEASIBLE;
 }
 
-int sax_layout_stage_level(const sax_cluster_t *cl, const sax_layout_t *lay, int s, int *link)
+int sax_layout_stage_level(const sax_cluster_t *cl, const sax_layout_t *lay, int s, int *a, int *b)
 {
     long st = lay->stride[SAX_DIM_PP], pp = lay->dim[SAX_DIM_PP].n;
     long r0 = (long)s * st, r1 = ((long)(s + 1) % pp) * st;
-    *link = -1;
     int site_level = lay->n_levels - 1;
-    int a = sax_layout_site_of_rank(cl, r0), b = sax_layout_site_of_rank(cl, r1);
-    if (a != b) {
-        *link = find_link(cl, a, b);
+    *a = sax_layout_site_of_rank(cl, r0);
+    *b = sax_layout_site_of_rank(cl, r1);
+    if (*a != *b)
         return site_level;
-    }
     for (int l = 0; l < site_level; l++)
         if (r0 / lay->unit[l] == r1 / lay->unit[l])
             return l;

@@ -4,6 +4,10 @@
 
 #include "sax_model.h"
 
+/* max and min of two numbers that are not NaN, inlined (libm's fmax and fmin are calls). */
+static inline double sax_max(double a, double b) { return a > b ? a : b; }
+static inline double sax_min(double a, double b) { return a < b ? a : b; }
+
 /* Bytes per element of what travels and what is stored. */
 #define SAX_ACT_BYTES 2.0 /* bf16 activations and weights */
 
@@ -65,14 +69,28 @@ void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_m
 
 /* Levels: 0 = scale-up domain, 1..n_tiers = tiers, n_tiers + 1 = across sites. */
 #define SAX_MAX_LEVELS (SAX_MAX_TIERS + 2)
+#define SAX_MAX_PIECES 3
 
+/* A group's members are { sum_k i_k * piece_stride[k] : 0 <= i_k < piece_size[k] } (+ the group's
+ * first rank); pieces inner first. All groups of one shape are translates of each other. */
 typedef struct {
-    int n;                     /* group size */
-    int top;                   /* outermost level the group crosses (0 = stays in scale-up) */
-    int count[SAX_MAX_LEVELS]; /* members of one group inside one unit of each level */
-    int groups_per_site;       /* groups that have members in one site */
-    int sites;                 /* sites one group spans */
-    int link;                  /* site link used (of several: the slowest between neighbours), or -1 */
+    int n;                         /* group size */
+    int top;                       /* outermost level the group crosses (0 = stays in scale-up) */
+    int count[SAX_MAX_LEVELS];     /* members of the group inside its first (fullest) unit of each level */
+    int units[SAX_MAX_LEVELS];     /* units of each level the group spans; n / units[l] members per unit */
+    int groups;                    /* groups of this shape communicating at once (1: the group alone) */
+    double active[SAX_MAX_LEVELS]; /* GPUs of one unit of each level (the last: of a site) communicating
+                                       at once in groups of this family; a unit's uplink is split by them */
+    int n_pieces;
+    long piece_stride[SAX_MAX_PIECES];
+    int piece_size[SAX_MAX_PIECES];
+    int sites;               /* sites one group spans */
+    int site[SAX_MAX_SITES]; /* which, in rank order (a ring visits them in this order) */
+    /* The ring through those sites, wrap-around included: each hop between consecutive sites is routed
+     * over site links (through an intermediate site when two have no direct link); for every link and
+     * direction (0: a -> b), the hops of one ring that use it. */
+    uint8_t link_hops[SAX_MAX_LINKS][2];
+    double site_hop_latency_s[SAX_MAX_SITES]; /* one-way latency of the ring's hop leaving site[i] */
 } sax_group_t;
 
 /* The group of a layout that is not a dimension: the ranks holding the same routed experts (the
@@ -89,48 +107,107 @@ typedef struct {
 
 sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay);
 
+/* Sets g->groups (the groups of its shape communicating at once) and g->active from it. */
+void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g, int groups);
+
+/* The levels' unit sizes of a cluster (lay->n_levels, lay->unit) without any group. */
+void sax_layout_levels(const sax_cluster_t *cl, sax_layout_t *lay);
+
+/* A group of n members `stride` GPUs apart from rank 0 (sax collective), alone or, with
+ * `concurrent`, beside every other group of the same shape among the cluster's GPUs. */
+sax_infeasible_t sax_layout_group_strided(const sax_cluster_t *cl, const sax_layout_t *lay, int n,
+                                          long stride, bool concurrent, sax_group_t *g);
+
 int sax_layout_site_of_rank(const sax_cluster_t *cl, long rank);
 
+/* Site links from site a to site b, fewest hops first, then least latency: writes the links and
+ * directions (0: links[i].a -> .b) of each hop and returns the hop count, or -1 when no route. */
+int sax_site_route(const sax_cluster_t *cl, int a, int b, int *links, int *dirs);
+
 /* Level crossed between pipeline stages s and s+1 (s = pp-1: the wrap back to stage 0) of the
- * pipeline holding rank 0; *link is the site link used, or -1. */
-int sax_layout_stage_level(const sax_cluster_t *cl, const sax_layout_t *lay, int s, int *link);
+ * pipeline holding rank 0; *a and *b are the sites of the two stages. */
+int sax_layout_stage_level(const sax_cluster_t *cl, const sax_layout_t *lay, int s, int *a, int *b);
 
-/* ---- network ------------------------------------------------------------------------------- */
+/* ---- network (network.c) ----------------------------------------------------------------------- */
 
-/* Per-GPU bandwidth (B/s) and per-step latency (s) of traffic crossing level `lvl` when a
- * fraction `share` (0..1] of the GPUs of a unit send across its boundary at once. For the site
- * level, `flows` is the number of concurrent GPU-to-GPU flows on the site link. */
+/* What a route between two sites offers one connection. */
 typedef struct {
-    double bw_Bps;
-    double latency_s;
-} sax_hop_t;
+    double latency_s, rtt_s;                   /* one way (the route's links summed), round trip */
+    double loss;                               /* of the whole route */
+    double mtu_bytes, mss_bytes, window_bytes; /* the smallest along the route */
+    bool tcp_delayed_ack;
+} sax_path_t;
 
-sax_hop_t sax_level_hop(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, int lvl,
-                        double share, double flows, int link);
-
-/* Goodput of one connection over a site link under the candidate's transport (B/s). */
-double sax_transport_flow_Bps(const sax_site_link_t *l, sax_transport_t t, double line_Bps);
+void sax_site_path(const sax_cluster_t *cl, const int *links, int hops, sax_path_t *p);
 bool sax_transport_is_feasible(const sax_site_link_t *l, sax_transport_t t, double port_Bps);
-
-/* Time of a collective of dimension `d` (or SAX_GROUP_EXPERT_DP) on `bytes` per GPU. `kind`: 'A' all-reduce,
- * 'R' reduce-scatter, 'G' all-gather, 'X' all-to-all. Adds the bytes crossing sites (all groups
- * together) to *xsite_bytes. */
-double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
-                        sax_dim_t d, char kind, double bytes, double elem_bytes, double *xsite_bytes);
-
-/* Time of one point-to-point transfer between adjacent pipeline stages s and s+1. */
-double sax_p2p_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, int stage,
-                 double bytes, double elem_bytes, double *xsite_bytes, int *link);
-
+/* The most one connection of `flows` transport flows can carry over the path (B/s). */
+double sax_transport_cap_Bps(const sax_path_t *p, sax_transport_t t, int flows);
+/* The part of a connection's sending rate that is new data (loss recovery). */
+double sax_transport_efficiency(const sax_path_t *p, sax_transport_t t, int flows, double rate_Bps);
 /* Byte factor of compression on cross-site traffic whose elements are `elem_bytes` wide. */
 double sax_compression_factor(sax_compression_t comp, double elem_bytes);
+
+/* ---- collectives (collective.c: closed forms; collsim.c: the reference simulation) -------------- */
+
+#define SAX_NCCL_P2P_NVL_CHUNK (512.0 * 1024) /* NCCL_P2P_NVL_CHUNKSIZE */
+
+/* NCCL_BUFFSIZE, and the point-to-point chunk over NVLink or the network (NCCL_P2P_NVL_CHUNKSIZE,
+ * NCCL_P2P_NET_CHUNKSIZE, at most NCCL_BUFFSIZE / 8): NCCL's defaults where a candidate leaves 0. */
+double sax_nccl_buffer_bytes(const sax_candidate_t *c);
+double sax_nccl_p2p_chunk(const sax_candidate_t *c, bool nvlink);
+
+/* The parent of node i among f in tree t of NCCL's double binary tree (t = 0: ncclGetBtree, node 0 the
+ * root; t = 1: its mirror, or its shift by one when f is odd); -1 at the root. */
+int sax_dtree_parent(int f, int i, int t);
+/* ... and its children (-1 where none). */
+void sax_dtree_node(int f, int i, int t, int *up, int *d0, int *d1);
+
+/* Channels of a ring or tree whose group has `members_per_domain` members in a scale-up domain. */
+int sax_channels(const sax_candidate_t *c, int members_per_domain);
+/* Point-to-point channels per network peer. */
+int sax_p2p_channels(const sax_cluster_t *cl, const sax_candidate_t *c);
+
+/* Bytes traffic puts on site links, accumulated by the functions below (NULL: not wanted). */
+typedef struct {
+    double xsite_bytes;                  /* crossing any site link, all groups */
+    double link_bytes[SAX_MAX_LINKS][2]; /* on each link and direction (0: a -> b), all groups */
+} sax_traffic_t;
+
+/* Time of collective `op` of group g with algorithm `alg` on `bytes` per member (nccl-tests' size);
+ * elements of `elem_bytes` (compression of cross-site traffic). */
+double sax_group_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                              const sax_group_t *g, sax_coll_op_t op, sax_algorithm_t alg, double bytes,
+                              double elem_bytes, sax_traffic_t *tr);
+
+/* The same for dimension d's group (or SAX_GROUP_EXPERT_DP) of a candidate: TP, CP and EP use rings
+ * (all-to-all for EP), network.algorithm chooses for DP and the experts' replicas. */
+double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                        sax_dim_t d, sax_coll_op_t op, double bytes, double elem_bytes, sax_traffic_t *tr);
+
+/* Time of one point-to-point transfer between adjacent pipeline stages s and s+1 while every pipeline
+ * sends over the same boundary. */
+double sax_p2p_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, int stage,
+                 double bytes, double elem_bytes, sax_traffic_t *tr);
+
+typedef struct {
+    double time_s;
+    long events; /* simulated steps */
+    int phases;  /* hierarchical: its phases, unpipelined */
+    double phase_s[2 * SAX_MAX_LEVELS];
+} sax_coll_sim_t;
+
+/* The reference: simulates group g's collective (xsite_factor scales the bytes of any part that
+ * crosses sites: compression). Allocates; not for the evaluation path. */
+sax_status_t sax_collective_simulate(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_group_t *g,
+                                     sax_coll_op_t op, sax_algorithm_t alg, double bytes, double xsite_factor,
+                                     sax_coll_sim_t *out, sax_error_t *err);
 
 /* ---- pipeline schedules ------------------------------------------------------------------- */
 
 #define SAX_SIM_MAX_OPS (3 * SAX_SIM_MAX_EVENTS)
 
 /* Memoised simulations: sweeps meet the same pipeline many times (candidates that differ only in
- * what the pipeline does not see, such as DP's collective algorithm). Keyed by a 64-bit FNV-1a hash
+ * what the pipeline does not see, such as DP's collective algorithm). Keyed by a 64-bit hash
  * of every input of the simulation; the result is a pure function of the key's inputs, so the
  * cache cannot change a result (barring a 2^-64 hash collision). */
 #define SAX_MEMO_SLOTS 64
@@ -141,8 +218,20 @@ typedef struct {
     double finish_s[SAX_SIM_MAX_STAGES];
 } sax_memo_t;
 
+/* Memoised collectives: a sweep asks for the same collective of the same group on the same network
+ * again and again (candidates that differ only in what it does not see). Keyed by a hash of every
+ * input: the network's quantities, the candidate's layout and network knobs, the group, the op and
+ * its bytes (eval.c); the result is a pure function of them (barring a 2^-64 collision). */
+#define SAX_COLL_MEMO_SLOTS 256
+typedef struct {
+    uint64_t key, check;
+    double time_s;
+    sax_traffic_t tr;
+} sax_coll_memo_t;
+
 struct sax_scratch {
     sax_memo_t memo[SAX_MEMO_SLOTS];
+    sax_coll_memo_t coll[SAX_COLL_MEMO_SLOTS];
     uint64_t memo_hits, memo_misses;
     double f_end[SAX_SIM_MAX_EVENTS]; /* finish of forward events, by (virtual stage, micro) */
     double b_end[SAX_SIM_MAX_EVENTS]; /* finish of backward (input-gradient) events */

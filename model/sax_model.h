@@ -67,6 +67,14 @@ int sax_status_exit_code(sax_status_t s);
     X(SAX_ALGORITHM_RING, "ring") X(SAX_ALGORITHM_TREE, "tree") X(SAX_ALGORITHM_HIERARCHICAL, "hierarchical")
 #define SAX_COMPRESSION_LIST(X)                                                                              \
     X(SAX_COMPRESSION_NONE, "none") X(SAX_COMPRESSION_BF16, "bf16") X(SAX_COMPRESSION_FP8, "fp8")
+#define SAX_GRAD_DTYPE_LIST(X) X(SAX_GRAD_DTYPE_FP32, "fp32") X(SAX_GRAD_DTYPE_BF16, "bf16")
+/* The collectives and point-to-point operations the model times (nccl-tests' names). */
+#define SAX_COLL_OP_LIST(X)                                                                                  \
+    X(SAX_OP_ALL_REDUCE, "all_reduce")                                                                       \
+    X(SAX_OP_REDUCE_SCATTER, "reduce_scatter")                                                               \
+    X(SAX_OP_ALL_GATHER, "all_gather")                                                                       \
+    X(SAX_OP_ALL_TO_ALL, "all_to_all")                                                                       \
+    X(SAX_OP_SENDRECV, "sendrecv")
 
 /* Why a candidate cannot run. X(enum constant, short name, explanation) */
 #define SAX_INFEASIBLE_LIST(X)                                                                               \
@@ -93,6 +101,8 @@ typedef enum { SAX_LAYER_SPLIT_LIST(SAX_ENUM_MEMBER) SAX_LAYER_SPLIT_COUNT } sax
 typedef enum { SAX_TRANSPORT_LIST(SAX_ENUM_MEMBER) SAX_TRANSPORT_COUNT } sax_transport_t;
 typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_algorithm_t;
 typedef enum { SAX_COMPRESSION_LIST(SAX_ENUM_MEMBER) SAX_COMPRESSION_COUNT } sax_compression_t;
+typedef enum { SAX_GRAD_DTYPE_LIST(SAX_ENUM_MEMBER) SAX_GRAD_DTYPE_COUNT } sax_grad_dtype_t;
+typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER) SAX_COLL_OP_COUNT } sax_coll_op_t;
 typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
 #undef SAX_ENUM_MEMBER
 #undef SAX_ENUM_MEMBER3
@@ -106,6 +116,8 @@ extern const char *const sax_layer_split_names[SAX_LAYER_SPLIT_COUNT];
 extern const char *const sax_transport_names[SAX_TRANSPORT_COUNT];
 extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
 extern const char *const sax_compression_names[SAX_COMPRESSION_COUNT];
+extern const char *const sax_grad_dtype_names[SAX_GRAD_DTYPE_COUNT];
+extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
 extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
 extern const char *const sax_infeasible_messages[SAX_INFEASIBLE_COUNT];
 
@@ -128,13 +140,19 @@ typedef struct {
 typedef struct {
     int64_t global_batch; /* sequences per iteration */
     sax_precision_t precision;
-    double dp_overlap_efficiency; /* fraction of the backward pass usable to hide DP traffic, 0..1 */
-    double tp_overlap;            /* fraction of TP/CP traffic hidden behind GEMMs, 0..1 */
-    bool flash_attention;         /* fused attention (no score matrix in HBM); false: Megatron 2021's
+    double dp_overlap_efficiency;       /* fraction of the backward pass usable to hide DP traffic, 0..1 */
+    double tp_overlap;                  /* fraction of TP/CP traffic hidden behind GEMMs, 0..1 */
+    double zero3_comm_efficiency;       /* the fraction of the collectives' bandwidth a ZeRO-3/FSDP
+                                           implementation's per-layer gathers and scatters reach, 0..1 */
+    bool flash_attention;               /* fused attention (no score matrix in HBM); false: Megatron 2021's
                                      unfused softmax. Config key training.flash_attention */
-    double grad_reduce_bytes;     /* bytes per gradient element reduced across DP: 2 (bf16) or 4
-                                     (fp32). Config key training.grad_reduce_bytes */
+    sax_grad_dtype_t grad_reduce_dtype; /* what data-parallel reductions carry and main gradients are
+                                           kept in: fp32 (Megatron-LM's default for bf16 training) or
+                                           bf16. Config key training.grad_reduce_dtype */
 } sax_training_t;
+
+/* Bytes of one gradient element as reduced (and stored as the main gradient). */
+double sax_grad_bytes(const sax_training_t *t);
 
 /* ---- the hardware ------------------------------------------------------------------------- */
 
@@ -178,8 +196,10 @@ typedef struct {
     double latency_s;               /* one way */
     double distance_m;              /* informational when latency is given */
     double loss;                    /* packet loss probability */
-    double mtu_bytes;               /* packet size for loss and window arithmetic */
-    double window_bytes;            /* bytes in flight one connection (QP or TCP flow) can keep */
+    double mtu_bytes;               /* RoCE packet size for loss and window arithmetic */
+    double mss_bytes;               /* TCP segment size (1460 B on a 1500 B MTU) */
+    bool tcp_delayed_ack;           /* receivers ACK every other segment (Linux's default) */
+    double window_bytes;            /* bytes in flight one transport flow (QP or TCP socket) can keep */
     double pfc_headroom_bytes;      /* per-port buffer headroom available for lossless RoCE */
     double uplink_oversubscription; /* building fabric into the site link, >= 1 */
 } sax_site_link_t;
@@ -215,10 +235,26 @@ typedef struct {
                                        which then sits just inside dp (model/layout.c) */
     sax_layer_split_t layer_split;
     sax_transport_t transport;
-    int connections;
+    int connections;     /* transport flows per NCCL connection: queue pairs (NCCL_IB_QPS_PER_CONNECTION) or
+                        TCP sockets (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS); config keys
+                        network.qps_per_connection and its older name network.connections */
+    int channels;        /* NCCL channels of a collective (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS); 0: NCCL's
+                            own choice, two per NIC the group uses in a scale-up domain */
+    int buffer_bytes;    /* NCCL_BUFFSIZE: bytes a channel's connection keeps in flight (8 slots) */
+    int p2p_chunk_bytes; /* NCCL_P2P_NET_CHUNKSIZE: point-to-point slot over the network (8 slots) */
+    int p2p_channels;    /* NCCL_NCHANNELS_PER_NET_PEER; 0: NCCL's choice, one per 14 GB/s of NIC */
     sax_algorithm_t algorithm;
     sax_compression_t compression;
 } sax_candidate_t;
+
+/* NCCL's defaults (src/init.cc, src/include/device.h of NCCL 2.2x): NCCL_BUFFSIZE 4 MiB split into
+ * NCCL_STEPS = 8 slots; NCCL_P2P_NET_CHUNKSIZE 128 KiB. */
+#define SAX_NCCL_STEPS 8
+#define SAX_NCCL_BUFFSIZE_DEFAULT (4 << 20)
+#define SAX_NCCL_P2P_CHUNK_DEFAULT (128 << 10)
+
+/* Sets a candidate's NCCL knobs to NCCL's defaults (channels and p2p channels: NCCL's choice). */
+void sax_candidate_set_nccl_defaults(sax_candidate_t *c);
 
 /* ---- results -------------------------------------------------------------------------------- */
 
@@ -335,13 +371,6 @@ double sax_pipeline_closed_form(const sax_pipeline_t *pl);
 sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                                      sax_result_t *r, sax_pipeline_t *pl);
 
-/* ---- collectives (alpha-beta, latency per algorithm step) ----------------------------------- */
-
-double sax_ring_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps);
-double sax_ring_gather_s(int n, double bytes, double alpha_s, double bw_Bps); /* RS or AG */
-double sax_tree_allreduce_s(int n, double bytes, double alpha_s, double bw_Bps);
-double sax_alltoall_s(int n, double bytes, double alpha_s, double bw_Bps);
-
 /* ---- output columns: one list feeds JSON keys, CSV headers and the HDF5 compound types -------- */
 
 /* X(field of sax_result_t, unit, description) */
@@ -367,6 +396,32 @@ sax_status_t sax_error_set(sax_error_t *err, sax_status_t status, const char *fm
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* ---- one collective, as nccl-tests times it -------------------------------------------------- */
+
+/* One collective (or send/recv) of a group of n GPUs `stride` apart from rank 0 in the cluster's GPU order
+ * (scale-up domains, then tiers, then sites as listed), as nccl-tests times it: `bytes` is nccl-tests'
+ * size (the whole buffer of all_reduce, reduce_scatter's input, all_gather's output, all_to_all's send
+ * buffer, sendrecv's message). With `concurrent` every group of that shape in the cluster runs at once
+ * (as DP groups do in training); otherwise the group is alone. The network knobs (channels, buffer and
+ * chunk sizes, transport, connections, compression) are the candidate's. `simulate` also runs the
+ * reference simulator (allocates; seconds for large groups). Returns SAX_ERR_INPUT, with `err` saying
+ * why, for a group the cluster cannot hold or an algorithm NCCL does not run for that operation. */
+typedef struct {
+    double time_s;      /* the closed form the evaluation uses */
+    double sim_time_s;  /* the reference simulator's (0 unless asked) */
+    double xsite_bytes; /* bytes over site links per operation: the group's, or all groups' if concurrent */
+    int sites;          /* sites one group spans */
+    int channels;       /* NCCL channels of the ring or tree (point-to-point channels for the others) */
+} sax_coll_prediction_t;
+
+sax_status_t sax_collective_predict(const sax_cluster_t *cl, const sax_candidate_t *c, sax_coll_op_t op,
+                                    sax_algorithm_t alg, int n, long stride, bool concurrent, double bytes,
+                                    bool simulate, sax_coll_prediction_t *out, sax_error_t *err);
+
+/* nccl-tests' bus bandwidth factor: busbw = algbw x this (all_reduce 2(n-1)/n, reduce_scatter, all_gather
+ * and all_to_all (n-1)/n, sendrecv 1). */
+double sax_coll_busbw_factor(sax_coll_op_t op, int n);
 
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
 
@@ -394,6 +449,10 @@ sax_status_t sax_error_set(sax_error_t *err, sax_status_t status, const char *fm
     X(SAX_KEY_LAYER_SPLIT, "layer_split")                                                                    \
     X(SAX_KEY_TRANSPORT, "transport")                                                                        \
     X(SAX_KEY_CONNECTIONS, "connections")                                                                    \
+    X(SAX_KEY_CHANNELS, "channels")                                                                          \
+    X(SAX_KEY_BUFFER_SIZE, "buffer_size")                                                                    \
+    X(SAX_KEY_P2P_CHUNK_SIZE, "p2p_chunk_size")                                                              \
+    X(SAX_KEY_P2P_CHANNELS, "p2p_channels")                                                                  \
     X(SAX_KEY_ALGORITHM, "algorithm")                                                                        \
     X(SAX_KEY_COMPRESSION, "compression")
 #define SAX_ENUM_MEMBER(name, str) name,

@@ -159,6 +159,8 @@ void sax_scratch_init(sax_scratch_t *scratch)
 {
     for (int i = 0; i < SAX_MEMO_SLOTS; i++)
         scratch->memo[i].key = 0;
+    for (int i = 0; i < SAX_COLL_MEMO_SLOTS; i++)
+        scratch->coll[i].key = 0;
     scratch->memo_hits = scratch->memo_misses = 0;
 }
 
@@ -325,12 +327,16 @@ static bool all_equal(const double *x, int n)
     return true;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
+/* A word-wise hash of n doubles (splitmix64's finaliser over each word). */
+static uint64_t hash_doubles(uint64_t h, const double *v, int n)
 {
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
+    for (int i = 0; i < n; i++) {
+        uint64_t w;
+        memcpy(&w, &v[i], sizeof w);
+        h ^= w + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h ^= h >> 30;
+        h *= 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 27;
     }
     return h;
 }
@@ -357,13 +363,12 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     }
     if (sc == NULL)
         return false;
-    uint64_t key = 14695981039346656037ull;
-    int head[4] = {(int)pl->schedule, p, pl->chunks, pl->micro};
-    key = fnv(key, head, sizeof head);
-    key = fnv(key, pl->f_s, sizeof(double) * (size_t)p);
-    key = fnv(key, pl->b_s, sizeof(double) * (size_t)p);
-    key = fnv(key, pl->w_s, sizeof(double) * (size_t)p);
-    key = fnv(key, pl->link_s, sizeof(double) * (size_t)p);
+    const double head[4] = {(double)pl->schedule, p, pl->chunks, pl->micro};
+    uint64_t key = hash_doubles(14695981039346656037ull, head, 4);
+    key = hash_doubles(key, pl->f_s, p);
+    key = hash_doubles(key, pl->b_s, p);
+    key = hash_doubles(key, pl->w_s, p);
+    key = hash_doubles(key, pl->link_s, p);
     key |= 1; /* never 0, the empty mark */
     sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
     if (slot->key == key && slot->check == ~key) {

@@ -47,10 +47,11 @@ extern const sax_key_t sax_search_radix_order[SAX_KEY_COUNT];
 extern const char *const sax_search_key_help[SAX_KEY_COUNT];
 
 /* Radix positions of the two levels of blocks the pruned search bounds (docs/sweep.md):
- * NET: algorithm x compression x transport x connections (everything but the network fixed);
+ * NET: algorithm x compression x NCCL channels and buffers x transport x connections (everything but
+ * the network fixed);
  * TRANSPORT: transport x connections (everything but those two fixed). */
 #define SAX_SEARCH_NET_POS 13
-#define SAX_SEARCH_TRANSPORT_POS 15
+#define SAX_SEARCH_TRANSPORT_POS 19
 
 typedef struct sax_search sax_search_t;
 

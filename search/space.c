@@ -146,16 +146,28 @@ static const row_t rows[SAX_KEY_COUNT] = {
     {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, NULL},
     {SAX_KEY_ALGORITHM, 0, SAX_ALGORITHM_COUNT - 1, NULL},
     {SAX_KEY_COMPRESSION, 0, SAX_COMPRESSION_COUNT - 1, NULL},
+    /* NCCL's channels and buffers: 0 is NCCL's own choice */
+    {SAX_KEY_CHANNELS, 0, 64, NULL},
+    {SAX_KEY_BUFFER_SIZE, 1, 1 << 30, NULL},
+    {SAX_KEY_P2P_CHUNK_SIZE, 1, 1 << 27, NULL},
+    {SAX_KEY_P2P_CHANNELS, 0, 64, NULL},
     {SAX_KEY_TRANSPORT, 0, SAX_TRANSPORT_COUNT - 1, NULL},
     {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL},
 };
 enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 11 /* layer_split */ };
 
 const sax_key_t sax_search_radix_order[SAX_KEY_COUNT] = {
-    SAX_KEY_TP,          SAX_KEY_CP,          SAX_KEY_PP,    SAX_KEY_DP,        SAX_KEY_EP,
-    SAX_KEY_MICRO_BATCH, SAX_KEY_SCHEDULE,    SAX_KEY_VPP,   SAX_KEY_RECOMPUTE, SAX_KEY_SEQUENCE_PARALLEL,
-    SAX_KEY_ZERO,        SAX_KEY_LAYER_SPLIT, SAX_KEY_ORDER, SAX_KEY_ALGORITHM, SAX_KEY_COMPRESSION,
-    SAX_KEY_TRANSPORT,   SAX_KEY_CONNECTIONS,
+    SAX_KEY_TP,           SAX_KEY_CP,
+    SAX_KEY_PP,           SAX_KEY_DP,
+    SAX_KEY_EP,           SAX_KEY_MICRO_BATCH,
+    SAX_KEY_SCHEDULE,     SAX_KEY_VPP,
+    SAX_KEY_RECOMPUTE,    SAX_KEY_SEQUENCE_PARALLEL,
+    SAX_KEY_ZERO,         SAX_KEY_LAYER_SPLIT,
+    SAX_KEY_ORDER,        SAX_KEY_ALGORITHM,
+    SAX_KEY_COMPRESSION,  SAX_KEY_CHANNELS,
+    SAX_KEY_BUFFER_SIZE,  SAX_KEY_P2P_CHUNK_SIZE,
+    SAX_KEY_P2P_CHANNELS, SAX_KEY_TRANSPORT,
+    SAX_KEY_CONNECTIONS,
 };
 
 const char *const sax_search_key_help[SAX_KEY_COUNT] = {
@@ -173,7 +185,11 @@ const char *const sax_search_key_help[SAX_KEY_COUNT] = {
     [SAX_KEY_ORDER] = "placement: parallel dimensions innermost first",
     [SAX_KEY_LAYER_SPLIT] = "layers per stage: uniform or balanced by GPU speed",
     [SAX_KEY_TRANSPORT] = "transport over site links",
-    [SAX_KEY_CONNECTIONS] = "connections (QPs / flows) per peer pair",
+    [SAX_KEY_CONNECTIONS] = "transport flows per NCCL connection (NCCL_IB_QPS_PER_CONNECTION)",
+    [SAX_KEY_CHANNELS] = "NCCL channels per collective (NCCL_MIN/MAX_NCHANNELS; auto: NCCL's)",
+    [SAX_KEY_BUFFER_SIZE] = "NCCL_BUFFSIZE: bytes in flight per channel",
+    [SAX_KEY_P2P_CHUNK_SIZE] = "NCCL_P2P_NET_CHUNKSIZE: point-to-point slot",
+    [SAX_KEY_P2P_CHANNELS] = "NCCL_NCHANNELS_PER_NET_PEER (auto: NCCL's)",
     [SAX_KEY_ALGORITHM] = "collective algorithm",
     [SAX_KEY_COMPRESSION] = "compression of cross-site traffic",
 };

@@ -191,11 +191,11 @@ static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_col
             (s = get_string(e, "algorithm", false, file, path, &algo, err)) != SAX_OK ||
             (s = get_positive_int(e, "gpus", 1e7, file, path, &gpus, err)) != SAX_OK)
             break;
-        int opi = sax_name_lookup(sax_coll_op_names, SAX_COLL_OP_COUNT, op);
+        int opi = sax_coll_op_lookup(op);
         if (opi < 0) {
             s = sax_error_set(
                 err, SAX_ERR_INPUT,
-                "%s: %s.op: expected all_reduce, all_gather, reduce_scatter, alltoall or sendrecv, "
+                "%s: %s.op: expected all_reduce, all_gather, reduce_scatter, all_to_all (or alltoall) or sendrecv, "
                 "found \"%s\"",
                 file, path, op);
             break;
@@ -273,7 +273,7 @@ static void fit_per_algorithm(cal_target_t *tg, const sax_coll_measurement_t *su
     bool used[SAX_ALGORITHM_COUNT] = {false};
     int n_used = 0;
     for (int i = 0; i < k; i++)
-        if (sub[i].op != SAX_COLL_SENDRECV && !used[sub[i].algorithm]) {
+        if (sub[i].op != SAX_OP_SENDRECV && !used[sub[i].algorithm]) {
             used[sub[i].algorithm] = true;
             n_used++;
         }
@@ -288,7 +288,7 @@ static void fit_per_algorithm(cal_target_t *tg, const sax_coll_measurement_t *su
             continue;
         int n = 0;
         for (int i = 0; i < k; i++)
-            if (sub[i].op != SAX_COLL_SENDRECV && (int)sub[i].algorithm == a)
+            if (sub[i].op != SAX_OP_SENDRECV && (int)sub[i].algorithm == a)
                 one[n++] = sub[i];
         char label[SAX_PATH_LEN + 32];
         snprintf(label, sizeof label, "%s, %s only", tg->name, sax_algorithm_names[a]);

@@ -32,7 +32,7 @@ sax_status_t sax_coll_coefficients(sax_coll_op_t op, sax_algorithm_t algo, int n
             "algorithm \"hierarchical\" spans several tiers; measure each tier with \"ring\" "
             "or \"tree\"");
     switch (op) {
-    case SAX_COLL_ALL_REDUCE:
+    case SAX_OP_ALL_REDUCE:
         if (algo == SAX_ALGORITHM_TREE) {
             *alpha_coef = 2.0 * log2(nd);
             *inv_bw_coef = 2.0 * size_bytes;
@@ -41,9 +41,9 @@ sax_status_t sax_coll_coefficients(sax_coll_op_t op, sax_algorithm_t algo, int n
             *inv_bw_coef = 2.0 * (nd - 1.0) / nd * size_bytes;
         }
         return SAX_OK;
-    case SAX_COLL_ALL_GATHER:
-    case SAX_COLL_REDUCE_SCATTER:
-    case SAX_COLL_ALLTOALL:
+    case SAX_OP_ALL_GATHER:
+    case SAX_OP_REDUCE_SCATTER:
+    case SAX_OP_ALL_TO_ALL:
         if (algo == SAX_ALGORITHM_TREE)
             return sax_error_set(err, SAX_ERR_INPUT,
                                  "algorithm \"tree\" is modelled for all_reduce only, "
@@ -52,7 +52,7 @@ sax_status_t sax_coll_coefficients(sax_coll_op_t op, sax_algorithm_t algo, int n
         *alpha_coef = nd - 1.0;
         *inv_bw_coef = (nd - 1.0) / nd * size_bytes;
         return SAX_OK;
-    case SAX_COLL_SENDRECV:
+    case SAX_OP_SENDRECV:
         *alpha_coef = 1.0;
         *inv_bw_coef = size_bytes;
         return SAX_OK;
@@ -101,7 +101,7 @@ sax_status_t sax_coll_fit(const char *tier, const sax_coll_measurement_t *m, int
     bool only_sendrecv = true;
     int p = 0;
     for (int i = 0; i < n; i++) {
-        only_sendrecv = only_sendrecv && m[i].op == SAX_COLL_SENDRECV;
+        only_sendrecv = only_sendrecv && m[i].op == SAX_OP_SENDRECV;
         for (int r = 0; r < m[i].table.n_rows; r++) {
             const sax_nccl_row_t *row = &m[i].table.rows[r];
             for (int h = 0; h < 2; h++) {

@@ -20,12 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAX_NAME_OF3(name, str, bin) str,
-#define SAX_BIN_OF3(name, str, bin) bin,
-const char *const sax_coll_op_names[SAX_COLL_OP_COUNT] = {SAX_COLL_OP_LIST(SAX_NAME_OF3)};
-const char *const sax_coll_op_binaries[SAX_COLL_OP_COUNT] = {SAX_COLL_OP_LIST(SAX_BIN_OF3)};
-#undef SAX_NAME_OF3
-#undef SAX_BIN_OF3
+const char *const sax_coll_op_binaries[SAX_COLL_OP_COUNT] = {[SAX_OP_ALL_REDUCE] = "all_reduce_perf",
+                                                             [SAX_OP_REDUCE_SCATTER] = "reduce_scatter_perf",
+                                                             [SAX_OP_ALL_GATHER] = "all_gather_perf",
+                                                             [SAX_OP_ALL_TO_ALL] = "alltoall_perf",
+                                                             [SAX_OP_SENDRECV] = "sendrecv_perf"};
+
+int sax_coll_op_lookup(const char *name)
+{
+    int op = sax_name_lookup(sax_coll_op_names, SAX_COLL_OP_COUNT, name);
+    return op >= 0 || name == NULL || strcmp(name, "alltoall") != 0 ? op : SAX_OP_ALL_TO_ALL;
+}
 
 enum { MAX_TOKENS = 48, LINE_MAX_CHARS = 4096 };
 

@@ -13,18 +13,11 @@
 
 #include <stdio.h>
 
-/* The nccl-tests binaries sax reads. X(enum constant, name in MEASUREMENTS.json, binary) */
-#define SAX_COLL_OP_LIST(X)                                                                                  \
-    X(SAX_COLL_ALL_REDUCE, "all_reduce", "all_reduce_perf")                                                  \
-    X(SAX_COLL_ALL_GATHER, "all_gather", "all_gather_perf")                                                  \
-    X(SAX_COLL_REDUCE_SCATTER, "reduce_scatter", "reduce_scatter_perf")                                      \
-    X(SAX_COLL_ALLTOALL, "alltoall", "alltoall_perf")                                                        \
-    X(SAX_COLL_SENDRECV, "sendrecv", "sendrecv_perf")
-#define SAX_ENUM_MEMBER3(name, str, bin) name,
-typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER3) SAX_COLL_OP_COUNT } sax_coll_op_t;
-#undef SAX_ENUM_MEMBER3
-extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
+/* The nccl-tests binary of each collective (model/sax_model.h's SAX_COLL_OP_LIST order). */
 extern const char *const sax_coll_op_binaries[SAX_COLL_OP_COUNT];
+
+/* The collective a measurement names: sax_coll_op_names, or nccl-tests' "alltoall"; -1 when none. */
+int sax_coll_op_lookup(const char *name);
 
 /* One row of an nccl-tests table. Index 0 is out-of-place, 1 in-place; time_s < 0 when a half of
  * the row is absent. `size_bytes` is the size column: the buffer of one rank for all_reduce,

@@ -294,7 +294,7 @@ static sax_status_t parse_fixed(cf_ctx_t *ctx, const cJSON *par, const cJSON *ne
             return st;
         cf_pop(ctx, mark);
         for (const cJSON *m = objs[s]->child; m != NULL; m = m->next) {
-            int k = sax_name_lookup(sax_key_names, SAX_KEY_COUNT, m->string);
+            int k = cf_design_key(m->string);
             if (k >= 0)
                 fixed->given |= 1u << k;
         }
@@ -427,6 +427,8 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
     if (cfg->has_candidate &&
         (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
         goto fail;
+    if (!cfg->has_candidate)
+        cfg->candidate = fixed->fixed; /* the `network` section's settings (sax collective), defaults else */
     cfg->has_space = space != NULL;
     if (cfg->has_space) {
         size_t mark = cf_push_key(&ctx, "space");

@@ -38,6 +38,15 @@ static sax_status_t parse_case(cf_ctx_t *ctx, const cJSON *c, sax_case_t *out)
         return cf_fail(ctx, "expected a name of 1 to %zu characters, found %s", sizeof out->name - 1, found);
     snprintf(out->name, sizeof out->name, "%s", name->valuestring);
     cf_pop(ctx, mark);
+    const cJSON *family = cJSON_GetObjectItemCaseSensitive(c, "family");
+    mark = cf_push_key(ctx, "family");
+    cf_describe(family, found, sizeof found);
+    if (family != NULL && (!cJSON_IsString(family) || family->valuestring[0] == '\0' ||
+                           strlen(family->valuestring) >= sizeof out->family))
+        return cf_fail(ctx, "expected a family name of 1 to %zu characters, found %s", sizeof out->family - 1,
+                       found);
+    snprintf(out->family, sizeof out->family, "%s", family != NULL ? family->valuestring : "");
+    cf_pop(ctx, mark);
 
     const cJSON *measured = cJSON_GetObjectItemCaseSensitive(c, "measured");
     mark = cf_push_key(ctx, "measured");

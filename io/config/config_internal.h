@@ -50,6 +50,7 @@ typedef struct {
     size_t offset, size;
     const cf_section_t *sub; /* CF_OBJECT, CF_LIST, CF_PRESET */
     const char *help;
+    const char *alias_of; /* another name for that key of the same section: same place, never both */
 } cf_field_t;
 
 struct cf_section {
@@ -118,6 +119,9 @@ typedef struct {
     bool gpu_inherited[SAX_MAX_SITES];
     bool latency_derived[SAX_MAX_LINKS];
 } cf_fixed_t;
+
+/* The design key (sax_key_t) a key of parallelism, network or space names, under any of its names; -1. */
+int cf_design_key(const char *name);
 
 sax_status_t cf_parse_space(cf_ctx_t *ctx, const cJSON *space, const cf_fixed_t *fixed,
                             const sax_problem_t *problem, sax_space_desc_t *out);

@@ -13,6 +13,19 @@ static const cf_field_t *key_field(int k)
     return f != NULL ? f : cf_find(&cf_network_section, sax_key_names[k]);
 }
 
+/* The design key a space or baseline key names: its own name, or another name for it (`alias_of` in
+ * the field tables, such as qps_per_connection for connections); -1 when none. */
+int cf_design_key(const char *name)
+{
+    int k = sax_name_lookup(sax_key_names, SAX_KEY_COUNT, name);
+    if (k >= 0)
+        return k;
+    const cf_field_t *f = cf_find(&cf_network_section, name);
+    if (f == NULL)
+        f = cf_find(&cf_parallelism_section, name);
+    return f != NULL && f->alias_of != NULL ? sax_name_lookup(sax_key_names, SAX_KEY_COUNT, f->alias_of) : -1;
+}
+
 static bool same_order(const sax_space_desc_t *s, int i, const sax_candidate_t *c)
 {
     return s->order_len[i] == c->n_order &&
@@ -312,12 +325,12 @@ static sax_status_t parse_baselines(cf_ctx_t *ctx, const cJSON *obj, const sax_c
             if (m->string == NULL)
                 return cf_fail(ctx, "expected an object with named keys, found an unnamed member");
             size_t m2 = cf_push_key(ctx, m->string);
-            int k = sax_name_lookup(sax_key_names, SAX_KEY_COUNT, m->string);
+            int k = cf_design_key(m->string);
             if (k < 0)
                 return cf_fail(ctx, "unknown key; expected one of the keys of parallelism and network: %s",
                                keys);
             if (bl->mask & (1u << k))
-                return cf_fail(ctx, "expected each key once, found it twice");
+                return cf_fail(ctx, "expected each key once (or one of its names), found it twice");
             int32_t v;
             sax_status_t st = parse_key_value(ctx, k, m, fixed, s, false, &v);
             if (st != SAX_OK)
@@ -366,9 +379,12 @@ sax_status_t cf_parse_space(cf_ctx_t *ctx, const cJSON *space, const cf_fixed_t 
         if (strcmp(m->string, "scenarios") == 0 || strcmp(m->string, "baselines") == 0)
             continue;
         size_t mark = cf_push_key(ctx, m->string);
-        int k = sax_name_lookup(sax_key_names, SAX_KEY_COUNT, m->string);
+        int k = cf_design_key(m->string);
         if (k < 0)
             return cf_fail(ctx, "unknown key; expected one of: %s, scenarios, baselines", keys);
+        if (in_space & (1u << k))
+            return cf_fail(ctx, "expected each key once (or one of its names), found \"%s\" twice",
+                           sax_key_names[k]);
         if ((st = parse_key_list(ctx, k, m, &fixed->fixed, out)) != SAX_OK)
             return st;
         in_space |= 1u << k;

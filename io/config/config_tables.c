@@ -103,14 +103,19 @@ static const cf_field_t training_fields[] = {
           CF_MODEL, 0, "fraction of the backward pass usable to hide data-parallel gradient traffic"),
     QTY_F(sax_training_t, tp_overlap, "tp_overlap", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
           "fraction of TP/CP traffic hidden behind GEMMs"),
+    QTY_F(
+        sax_training_t, zero3_comm_efficiency, "zero3_comm_efficiency", SAX_UNIT_NONE, 0, true, 1, false,
+        CF_MODEL, 0,
+        "fraction of the collectives' bandwidth the per-layer weight gathers and gradient scatters of ZeRO-3/FSDP "
+        "reach in the implementation (docs/cost-model.md: fitted to DeepSpeed's 2021 runs)"),
     BOOL_F(sax_training_t, flash_attention, "flash_attention", 1,
            "fused (flash) attention: no score matrix in memory, the causal half skipped; false models "
            "Megatron 2021's unfused softmax"),
-    QTY_F(
-        sax_training_t, grad_reduce_bytes, "grad_reduce_bytes", SAX_UNIT_NONE, 1, false, 4, false, CF_MODEL,
-        0,
-        "bytes per gradient element in data-parallel reductions: 4 (fp32, Megatron's default with bf16) or 2 "
-        "(bf16)"),
+    ENUM_F(
+        sax_training_t, grad_reduce_dtype, "grad_reduce_dtype", sax_grad_dtype_names, SAX_GRAD_DTYPE_COUNT,
+        CF_MODEL, 0,
+        "what data-parallel gradient reductions carry and main gradients are kept in: `fp32` (Megatron-LM's "
+        "default for bf16 and fp8 training) or `bf16` (its --grad-reduce-in-bf16)"),
 };
 const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
                                           COUNT(training_fields)};
@@ -211,9 +216,15 @@ static const cf_field_t link_fields[] = {
     QTY_F(sax_site_link_t, loss, "loss", SAX_UNIT_NONE, 0, false, 1, true, CF_MODEL, 0,
           "packet loss probability"),
     QTY_F(sax_site_link_t, mtu_bytes, "mtu", SAX_UNIT_BYTES, 0, true, INF, false, CF_MODEL, 0,
-          "packet size for loss and window arithmetic"),
-    QTY_F(sax_site_link_t, window_bytes, "window", SAX_UNIT_BYTES, 0, true, INF, false, CF_MODEL, 0,
-          "bytes in flight one connection (queue pair or TCP flow) can keep"),
+          "RoCE packet size (go-back-N resends the packets in flight on a loss)"),
+    QTY_F(sax_site_link_t, mss_bytes, "mss", SAX_UNIT_BYTES, 0, true, INF, false, CF_MODEL, 0,
+          "TCP segment size (1460 B on a 1500 B MTU; 8960 B with jumbo frames)"),
+    BOOL_F(
+        sax_site_link_t, tcp_delayed_ack, "tcp_delayed_ack", 1,
+        "TCP receivers acknowledge every other segment (Linux's default): Mathis's constant is 0.87, not 1.22"),
+    QTY_F(
+        sax_site_link_t, window_bytes, "window", SAX_UNIT_BYTES, 0, true, INF, false, CF_MODEL, 0,
+        "bytes in flight one transport flow (a queue pair's outstanding RDMA, a TCP socket's buffer) can keep"),
     QTY_F(
         sax_site_link_t, pfc_headroom_bytes, "pfc_headroom", SAX_UNIT_BYTES, 0, false, INF, false, CF_MODEL,
         0,
@@ -315,10 +326,59 @@ static const cf_field_t network_fields[] = {
     ENUM_F(sax_candidate_t, transport, "transport", sax_transport_names, SAX_TRANSPORT_COUNT, CF_DEFAULT,
            SAX_TRANSPORT_ROCE,
            "`roce` lossless (PFC), `roce-gbn` go-back-N, `roce-sr` selective repeat, `tcp`; for site links"),
-    INT_F(sax_candidate_t, connections, "connections", 1, CF_DEFAULT, 1,
-          "connections (queue pairs or TCP flows) per peer pair"),
+    INT_F(
+        sax_candidate_t, connections, "connections", 1, CF_DEFAULT, 1,
+        "transport flows per NCCL connection: queue pairs over RoCE (NCCL_IB_QPS_PER_CONNECTION), sockets over "
+        "TCP (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS); they spread a channel over ECMP paths and share "
+        "its loss recovery, but add no NCCL window"),
+    {.key = "qps_per_connection",
+     .type = CF_INT,
+     .min = 1,
+     .max = INF,
+     .need = CF_DEFAULT,
+     .def = 1,
+     AT(sax_candidate_t, connections),
+     .alias_of = "connections",
+     .help = "NCCL_IB_QPS_PER_CONNECTION"},
+    {.key = "channels",
+     .type = CF_DEGREE,
+     .need = CF_DEFAULT,
+     .def = 0,
+     .def_text = "`\"auto\"`: NCCL's choice, two per NIC a group uses in a scale-up domain",
+     AT(sax_candidate_t, channels),
+     .help = "NCCL channels of every collective (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS): each is a ring "
+             "or tree of its own with its own window"},
+    {.key = "buffer_size",
+     .type = CF_INT,
+     .unit = SAX_UNIT_BYTES,
+     .min = 65536,
+     .max = 1073741824,
+     .need = CF_DEFAULT,
+     .def = SAX_NCCL_BUFFSIZE_DEFAULT,
+     AT(sax_candidate_t, buffer_bytes),
+     .help = "NCCL_BUFFSIZE: bytes one channel's connection keeps in flight, in 8 slots (NCCL_STEPS)"},
+    {.key = "p2p_chunk_size",
+     .type = CF_INT,
+     .unit = SAX_UNIT_BYTES,
+     .min = 4096,
+     .max = 134217728,
+     .need = CF_DEFAULT,
+     .def = SAX_NCCL_P2P_CHUNK_DEFAULT,
+     AT(sax_candidate_t, p2p_chunk_bytes),
+     .help = "NCCL_P2P_NET_CHUNKSIZE: a point-to-point slot over the network (8 slots per channel; at most "
+             "buffer_size / 8)"},
+    {.key = "p2p_channels",
+     .type = CF_DEGREE,
+     .need = CF_DEFAULT,
+     .def = 0,
+     .def_text = "`\"auto\"`: NCCL's choice, one per 14 GB/s of the NIC's line rate",
+     AT(sax_candidate_t, p2p_channels),
+     .help = "NCCL_NCHANNELS_PER_NET_PEER: point-to-point channels per network peer (pipeline transfers, "
+             "all-to-all)"},
     ENUM_F(sax_candidate_t, algorithm, "algorithm", sax_algorithm_names, SAX_ALGORITHM_COUNT, CF_DEFAULT,
-           SAX_ALGORITHM_RING, "collective algorithm"),
+           SAX_ALGORITHM_RING,
+           "collective algorithm of data-parallel traffic (NCCL_ALGO Ring or Tree, or hierarchical: "
+           "reduce-scatter inside, all-reduce across, all-gather back)"),
     ENUM_F(sax_candidate_t, compression, "compression", sax_compression_names, SAX_COMPRESSION_COUNT,
            CF_DEFAULT, SAX_COMPRESSION_NONE, "compression of traffic that crosses site links"),
 };

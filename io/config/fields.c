@@ -253,7 +253,8 @@ static sax_status_t parse_number(cf_ctx_t *ctx, const cf_field_t *f, const cJSON
     double v;
     if (cJSON_IsNumber(item)) {
         v = item->valuedouble;
-    } else if (cJSON_IsString(item) && f->type == CF_QUANTITY) {
+    } else if (cJSON_IsString(item) &&
+               (f->type == CF_QUANTITY || (f->type == CF_INT && f->unit != SAX_UNIT_NONE))) {
         sax_error_t why;
         if (sax_units_parse(item->valuestring, f->unit, &v, &why) != SAX_OK)
             return cf_fail(ctx, "%s", why.text);
@@ -357,7 +358,7 @@ void cf_apply_defaults(const cf_section_t *sec, void *base)
 {
     for (int i = 0; i < sec->n_fields; i++) {
         const cf_field_t *f = &sec->fields[i];
-        if (f->need != CF_DEFAULT)
+        if (f->need != CF_DEFAULT || f->alias_of != NULL)
             continue;
         if (f->type == CF_STRING) {
             memset(at(base, f), 0, f->size);
@@ -417,6 +418,14 @@ sax_status_t cf_parse_object(cf_ctx_t *ctx, const cf_section_t *sec, const cJSON
     for (int i = 0; i < sec->n_fields; i++) {
         const cf_field_t *f = &sec->fields[i];
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, f->key);
+        if (item != NULL && f->alias_of != NULL &&
+            cJSON_GetObjectItemCaseSensitive(obj, f->alias_of) != NULL) {
+            size_t mark = cf_push_key(ctx, f->key);
+            sax_status_t st = cf_fail(ctx, "expected either \"%s\" or its other name \"%s\", found both",
+                                      f->alias_of, f->key);
+            cf_pop(ctx, mark);
+            return st;
+        }
         if (item == NULL) {
             if (f->need == CF_REQUIRED && !preset) {
                 char expected[160];
@@ -485,7 +494,7 @@ sax_status_t cf_emit_object(const cf_section_t *sec, const void *base, cJSON *ou
 {
     for (int i = 0; i < sec->n_fields; i++) {
         const cf_field_t *f = &sec->fields[i];
-        if (!is_scalar(f))
+        if (!is_scalar(f) || f->alias_of != NULL)
             continue;
         cJSON *v = cf_emit_value(f, base);
         if (v == NULL || !cJSON_AddItemToObject(out, f->key, v)) {
@@ -538,6 +547,11 @@ void cf_write_section_md(FILE *out, const cf_section_t *sec, const void *model_d
     fprintf(out, "| key | type | default | allowed values | meaning |\n|---|---|---|---|---|\n");
     for (int i = 0; i < sec->n_fields; i++) {
         const cf_field_t *f = &sec->fields[i];
+        if (f->alias_of != NULL) {
+            fprintf(out, "| `%s` | | | | another name for `%s` (give one of the two) |\n", f->key,
+                    f->alias_of);
+            continue;
+        }
         fprintf(out, "| `%s` | %s | ", f->key, cf_type_name(f));
         switch (f->need) {
         case CF_REQUIRED: fprintf(out, "required"); break;

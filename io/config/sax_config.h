@@ -55,7 +55,8 @@ typedef struct {
     char path[4096];           /* the file name used in messages */
     sax_problem_t problem;     /* model, training and cluster (presets expanded, defaults filled, SI) */
     bool has_candidate;        /* `parallelism` present (always true without a `space`) */
-    sax_candidate_t candidate; /* parallelism + network; dp "auto" resolved to GPUs / (tp*cp*pp) */
+    sax_candidate_t candidate; /* parallelism + network; dp "auto" resolved to GPUs / (tp*cp*pp); without
+                                  `parallelism`, the network section's settings and defaults elsewhere */
     bool has_space;
     sax_space_desc_t space;   /* every key has >= 1 value; dp 0 = "auto" */
     int n_scenarios;          /* product of the scenario lists; 1 when there are none */
@@ -90,6 +91,7 @@ void sax_config_write_help(FILE *f);
  * "derived"?, "assumptions"?}]}. Errors name paths such as cases[3].config.cluster.tiers[0].bandwidth. */
 typedef struct {
     char name[64];
+    char family[64]; /* "" when the case names none */
     sax_config_t config;
     double measured_s; /* measured iteration time */
 } sax_case_t;

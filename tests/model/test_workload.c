@@ -116,8 +116,10 @@ static void test_layer_flops_by_hand(void **state)
                      .gemm_eff_max = 1.0,
                      .gemm_eff_half_ai = 1.0,
                      .mem_eff = 1.0};
-    sax_training_t tr = {
-        .global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false, .grad_reduce_bytes = 4};
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = false,
+                         .grad_reduce_dtype = SAX_GRAD_DTYPE_FP32};
     sax_layer_cost_t lc;
     sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);
     assert_true(lc.flops == 3840.0);
@@ -141,8 +143,10 @@ static void test_korthikanti_activation_memory(void **state)
                      .gemm_eff_max = 0.8,
                      .gemm_eff_half_ai = 100,
                      .mem_eff = 0.7};
-    sax_training_t tr = {
-        .global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = false, .grad_reduce_bytes = 4};
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = false,
+                         .grad_reduce_dtype = SAX_GRAD_DTYPE_FP32};
     const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
     sax_layer_cost_t lc;
     sax_layer_cost(&gpt3, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);

@@ -75,7 +75,7 @@ static inline void fixture_candidate(sax_candidate_t *c)
     c->order[3] = SAX_DIM_DP;
     c->layer_split = SAX_LAYER_SPLIT_UNIFORM;
     c->transport = SAX_TRANSPORT_ROCE_SR;
-    c->connections = 1;
+    sax_candidate_set_nccl_defaults(c);
     c->algorithm = SAX_ALGORITHM_RING;
     c->compression = SAX_COMPRESSION_NONE;
 }

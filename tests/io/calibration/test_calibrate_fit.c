@@ -55,8 +55,8 @@ static double model_time(sax_coll_op_t op, int n, double size, double alpha, dou
 {
     double nd = n;
     switch (op) {
-    case SAX_COLL_ALL_REDUCE: return 2.0 * (nd - 1.0) * alpha + 2.0 * (nd - 1.0) / nd * size / bw;
-    case SAX_COLL_SENDRECV: return alpha + size / bw;
+    case SAX_OP_ALL_REDUCE: return 2.0 * (nd - 1.0) * alpha + 2.0 * (nd - 1.0) / nd * size / bw;
+    case SAX_OP_SENDRECV: return alpha + size / bw;
     default: return (nd - 1.0) * alpha + (nd - 1.0) / nd * size / bw;
     }
 }
@@ -83,16 +83,13 @@ static char *generate_output(sax_coll_op_t op, int n, double alpha, double bw, i
                          "#wrong     time   algbw   busbw #wrong\n"
                          "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)     "
                          "       (us)  (GB/s)  (GB/s)       \n");
-    double factor = op == SAX_COLL_ALL_REDUCE ? 2.0 * (n - 1) / n
-                    : op == SAX_COLL_SENDRECV ? 1.0
-                                              : (n - 1.0) / n;
-    bool per_rank = op == SAX_COLL_ALL_GATHER || op == SAX_COLL_REDUCE_SCATTER || op == SAX_COLL_ALLTOALL;
+    double factor = op == SAX_OP_ALL_REDUCE ? 2.0 * (n - 1) / n : op == SAX_OP_SENDRECV ? 1.0 : (n - 1.0) / n;
+    bool per_rank = op == SAX_OP_ALL_GATHER || op == SAX_OP_REDUCE_SCATTER || op == SAX_OP_ALL_TO_ALL;
     for (int e = lo; e <= hi; e++) {
         double size = ldexp(1.0, e);
         long count = (long)(size / 4.0 / (per_rank ? n : 1));
-        len +=
-            (size_t)snprintf(s + len, cap - len, "%12.0f  %12ld  %8s  %6s  %6d", size, count, "float",
-                             op == SAX_COLL_ALL_REDUCE || op == SAX_COLL_REDUCE_SCATTER ? "sum" : "none", -1);
+        len += (size_t)snprintf(s + len, cap - len, "%12.0f  %12ld  %8s  %6s  %6d", size, count, "float",
+                                op == SAX_OP_ALL_REDUCE || op == SAX_OP_REDUCE_SCATTER ? "sum" : "none", -1);
         for (int h = 0; h < 2; h++) {
             double t_us = model_time(op, n, size, alpha, bw) * (1.0 + noise * normal01()) * 1e6;
             char ts[32], as[32], bs[32];
@@ -217,8 +214,23 @@ static void test_lsq_dependent_columns(void **state)
 
 /* ---- alpha-beta per tier -------------------------------------------------------------------- */
 
-/* The coefficients the fit uses reproduce the model's own collective times (model/collective.c),
- * so a fitted (alpha, B) means in the model what it meant in the fit. */
+/* The textbook alpha-beta forms, by hand: ring all-reduce 2(n-1) a + 2(n-1)/n S/B; tree 2 log2(n) a
+ * + 2 S/B; reduce-scatter, all-gather and all-to-all (n-1) a + (n-1)/n S/B. */
+static double ring_allreduce(int n, double s, double a, double b)
+{
+    return 2.0 * (n - 1) * a + 2.0 * (n - 1) / n * s / b;
+}
+static double tree_allreduce(int n, double s, double a, double b)
+{
+    return 2.0 * log2((double)n) * a + 2.0 * s / b;
+}
+static double ring_gather(int n, double s, double a, double b)
+{
+    return (n - 1) * a + (double)(n - 1) / n * s / b;
+}
+
+/* The coefficients the fit uses are the textbook forms' (the fitted tier alpha and B are a hop's latency
+ * and a member's bus bandwidth). */
 static void test_coll_coefficients_match_model(void **state)
 {
     (void)state;
@@ -230,24 +242,21 @@ static void test_coll_coefficients_match_model(void **state)
             double a, b;
             sax_error_t err = {{0}};
             assert_int_equal(
-                sax_coll_coefficients(SAX_COLL_ALL_REDUCE, SAX_ALGORITHM_RING, n, size, &a, &b, &err),
-                SAX_OK);
-            assert_true(fabs(a * alpha + b / bw - sax_ring_allreduce_s(n, size, alpha, bw)) < 1e-12);
+                sax_coll_coefficients(SAX_OP_ALL_REDUCE, SAX_ALGORITHM_RING, n, size, &a, &b, &err), SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - ring_allreduce(n, size, alpha, bw)) < 1e-12);
             assert_int_equal(
-                sax_coll_coefficients(SAX_COLL_ALL_REDUCE, SAX_ALGORITHM_TREE, n, size, &a, &b, &err),
-                SAX_OK);
-            assert_true(fabs(a * alpha + b / bw - sax_tree_allreduce_s(n, size, alpha, bw)) < 1e-12);
+                sax_coll_coefficients(SAX_OP_ALL_REDUCE, SAX_ALGORITHM_TREE, n, size, &a, &b, &err), SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - tree_allreduce(n, size, alpha, bw)) < 1e-12);
             assert_int_equal(
-                sax_coll_coefficients(SAX_COLL_ALL_GATHER, SAX_ALGORITHM_RING, n, size, &a, &b, &err),
-                SAX_OK);
-            assert_true(fabs(a * alpha + b / bw - sax_ring_gather_s(n, size, alpha, bw)) < 1e-12);
+                sax_coll_coefficients(SAX_OP_ALL_GATHER, SAX_ALGORITHM_RING, n, size, &a, &b, &err), SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - ring_gather(n, size, alpha, bw)) < 1e-12);
             assert_int_equal(
-                sax_coll_coefficients(SAX_COLL_REDUCE_SCATTER, SAX_ALGORITHM_RING, n, size, &a, &b, &err),
+                sax_coll_coefficients(SAX_OP_REDUCE_SCATTER, SAX_ALGORITHM_RING, n, size, &a, &b, &err),
                 SAX_OK);
-            assert_true(fabs(a * alpha + b / bw - sax_ring_gather_s(n, size, alpha, bw)) < 1e-12);
+            assert_true(fabs(a * alpha + b / bw - ring_gather(n, size, alpha, bw)) < 1e-12);
             assert_int_equal(
-                sax_coll_coefficients(SAX_COLL_ALLTOALL, SAX_ALGORITHM_RING, n, size, &a, &b, &err), SAX_OK);
-            assert_true(fabs(a * alpha + b / bw - sax_alltoall_s(n, size, alpha, bw)) < 1e-12);
+                sax_coll_coefficients(SAX_OP_ALL_TO_ALL, SAX_ALGORITHM_RING, n, size, &a, &b, &err), SAX_OK);
+            assert_true(fabs(a * alpha + b / bw - ring_gather(n, size, alpha, bw)) < 1e-12);
         }
 }
 
@@ -256,8 +265,8 @@ static void test_coll_exact_recovery(void **state)
     (void)state;
     const double alpha = 4.2e-6, bw = 23.5e9;
     sax_coll_measurement_t m[2];
-    measurement_exact(&m[0], SAX_COLL_ALL_REDUCE, 16, alpha, bw, 3, 30);
-    measurement_exact(&m[1], SAX_COLL_ALL_GATHER, 32, alpha, bw, 10, 30);
+    measurement_exact(&m[0], SAX_OP_ALL_REDUCE, 16, alpha, bw, 3, 30);
+    measurement_exact(&m[1], SAX_OP_ALL_GATHER, 32, alpha, bw, 10, 30);
     sax_coll_fit_t fit;
     sax_error_t err = {{0}};
     assert_int_equal(sax_coll_fit("pod", m, 2, &fit, &err), SAX_OK);
@@ -278,12 +287,12 @@ static void test_coll_recovery_from_generated_text(void **state)
     const double tol[2] = {2e-3, 0.05}; /* printed times carry 2 decimals of a microsecond */
     for (int k = 0; k < 2; k++) {
         sax_coll_measurement_t m[3];
-        char *t0 = generate_output(SAX_COLL_ALL_REDUCE, 16, alpha, bw, 3, 30, noise[k]);
-        char *t1 = generate_output(SAX_COLL_REDUCE_SCATTER, 8, alpha, bw, 10, 30, noise[k]);
-        char *t2 = generate_output(SAX_COLL_ALLTOALL, 16, alpha, bw, 10, 28, noise[k]);
-        measurement_from_text(&m[0], t0, SAX_COLL_ALL_REDUCE, 16);
-        measurement_from_text(&m[1], t1, SAX_COLL_REDUCE_SCATTER, 8);
-        measurement_from_text(&m[2], t2, SAX_COLL_ALLTOALL, 16);
+        char *t0 = generate_output(SAX_OP_ALL_REDUCE, 16, alpha, bw, 3, 30, noise[k]);
+        char *t1 = generate_output(SAX_OP_REDUCE_SCATTER, 8, alpha, bw, 10, 30, noise[k]);
+        char *t2 = generate_output(SAX_OP_ALL_TO_ALL, 16, alpha, bw, 10, 28, noise[k]);
+        measurement_from_text(&m[0], t0, SAX_OP_ALL_REDUCE, 16);
+        measurement_from_text(&m[1], t1, SAX_OP_REDUCE_SCATTER, 8);
+        measurement_from_text(&m[2], t2, SAX_OP_ALL_TO_ALL, 16);
         sax_coll_fit_t fit;
         sax_error_t err = {{0}};
         assert_int_equal(sax_coll_fit("building", m, 3, &fit, &err), SAX_OK);
@@ -317,7 +326,7 @@ static void test_coll_hand_written_samples(void **state)
     for (int tier = 0; tier < 2; tier++) {
         for (int i = 0; i < 2; i++) {
             memset(&m[i], 0, sizeof m[i]);
-            m[i].op = i == 0 ? SAX_COLL_ALL_REDUCE : SAX_COLL_ALL_GATHER;
+            m[i].op = i == 0 ? SAX_OP_ALL_REDUCE : SAX_OP_ALL_GATHER;
             m[i].algorithm = SAX_ALGORITHM_RING;
             m[i].gpus = gpus[tier];
             assert_int_equal(sax_nccl_load(tier == 0 ? pod[i] : nvl[i], &m[i].table, &err), SAX_OK);
@@ -336,8 +345,8 @@ static void test_coll_negative_latency_is_bounded(void **state)
     (void)state;
     /* times below the bandwidth line (t = 2(n-1)/n S/B - 1 us) want a negative alpha */
     sax_coll_measurement_t m[2];
-    measurement_exact(&m[0], SAX_COLL_ALL_REDUCE, 8, 0.0, 100e9, 20, 30);
-    measurement_exact(&m[1], SAX_COLL_ALL_GATHER, 8, 0.0, 100e9, 20, 30);
+    measurement_exact(&m[0], SAX_OP_ALL_REDUCE, 8, 0.0, 100e9, 20, 30);
+    measurement_exact(&m[1], SAX_OP_ALL_GATHER, 8, 0.0, 100e9, 20, 30);
     for (int i = 0; i < 2; i++)
         for (int r = 0; r < m[i].table.n_rows; r++)
             for (int h = 0; h < 2; h++)
@@ -364,29 +373,29 @@ static void test_coll_ill_posed(void **state)
 
     /* one message size only */
     sax_coll_measurement_t m[2];
-    measurement_exact(&m[0], SAX_COLL_ALL_REDUCE, 16, 2e-6, 40e9, 20, 20);
-    measurement_exact(&m[1], SAX_COLL_ALL_REDUCE, 8, 2e-6, 40e9, 20, 20);
+    measurement_exact(&m[0], SAX_OP_ALL_REDUCE, 16, 2e-6, 40e9, 20, 20);
+    measurement_exact(&m[1], SAX_OP_ALL_REDUCE, 8, 2e-6, 40e9, 20, 20);
     assert_int_equal(sax_coll_fit("pod", m, 2, &fit, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "same message size"));
     sax_nccl_table_fini(&m[0].table);
     sax_nccl_table_fini(&m[1].table);
 
     /* one operation at one GPU count */
-    measurement_exact(&m[0], SAX_COLL_ALL_REDUCE, 16, 2e-6, 40e9, 3, 30);
+    measurement_exact(&m[0], SAX_OP_ALL_REDUCE, 16, 2e-6, 40e9, 3, 30);
     assert_int_equal(sax_coll_fit("pod", m, 1, &fit, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "another GPU count"));
     sax_nccl_table_fini(&m[0].table);
 
     /* ... but point-to-point has one step at any GPU count */
-    measurement_exact(&m[0], SAX_COLL_SENDRECV, 2, 5e-3, 10e9, 3, 30);
+    measurement_exact(&m[0], SAX_OP_SENDRECV, 2, 5e-3, 10e9, 3, 30);
     assert_int_equal(sax_coll_fit("site_links[0]", m, 1, &fit, &err), SAX_OK);
     assert_true(fabs(fit.latency_s / 5e-3 - 1.0) < 1e-9);
     assert_true(fabs(fit.bw_Bps / 10e9 - 1.0) < 1e-9);
     sax_nccl_table_fini(&m[0].table);
 
     /* a time that does not depend on the size */
-    measurement_exact(&m[0], SAX_COLL_ALL_REDUCE, 16, 2e-6, 1e30, 3, 10);
-    measurement_exact(&m[1], SAX_COLL_ALL_REDUCE, 8, 2e-6, 1e30, 3, 10);
+    measurement_exact(&m[0], SAX_OP_ALL_REDUCE, 16, 2e-6, 1e30, 3, 10);
+    measurement_exact(&m[1], SAX_OP_ALL_REDUCE, 8, 2e-6, 1e30, 3, 10);
     for (int i = 0; i < 2; i++)
         for (int r = 0; r < m[i].table.n_rows; r++)
             m[i].table.rows[r].time_s[1] *= 1.0 + 0.01 * (r % 2 ? 1 : -1);
@@ -396,8 +405,8 @@ static void test_coll_ill_posed(void **state)
     sax_nccl_table_fini(&m[1].table);
 
     /* hierarchical is not a single-tier algorithm */
-    measurement_exact(&m[0], SAX_COLL_ALL_REDUCE, 16, 2e-6, 40e9, 3, 30);
-    measurement_exact(&m[1], SAX_COLL_ALL_REDUCE, 8, 2e-6, 40e9, 3, 30);
+    measurement_exact(&m[0], SAX_OP_ALL_REDUCE, 16, 2e-6, 40e9, 3, 30);
+    measurement_exact(&m[1], SAX_OP_ALL_REDUCE, 8, 2e-6, 40e9, 3, 30);
     m[1].algorithm = SAX_ALGORITHM_HIERARCHICAL;
     assert_int_equal(sax_coll_fit("pod", m, 2, &fit, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "hierarchical"));

@@ -19,7 +19,7 @@ except ImportError as exc:  # pragma: no cover
 
 KEYS = ["tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "schedule", "recompute",
         "sequence_parallel", "zero", "order", "layer_split", "transport", "connections",
-        "algorithm", "compression"]
+        "channels", "buffer_size", "p2p_chunk_size", "p2p_channels", "algorithm", "compression"]
 ROOT_ATTRS = ["sax_format", "sax_format_version", "sax_version", "git_revision", "config_json",
               "command_line", "ranks", "hosts", "start_time", "end_time", "start_unix_s",
               "end_unix_s", "elapsed_s", "evaluated", "skipped", "feasible", "infeasible", "store",
