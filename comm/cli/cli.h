@@ -34,6 +34,7 @@ extern const sax_command_t sax_command_report;
 extern const sax_command_t sax_command_calibrate;
 extern const sax_command_t sax_command_validate;
 extern const sax_command_t sax_command_space;
+extern const sax_command_t sax_command_collective;
 
 /* Prints "sax NAME: <message>", the command's usage line and a pointer to --help on stderr;
  * returns 2, the exit status for bad usage: `return sax_cli_usage_error(&sax_command_eval, "...")`. */

@@ -27,7 +27,7 @@
 
 static const sax_command_t *const commands[] = {
     &sax_command_eval,      &sax_command_sweep,    &sax_command_pareto, &sax_command_report,
-    &sax_command_calibrate, &sax_command_validate, &sax_command_space,
+    &sax_command_calibrate, &sax_command_validate, &sax_command_space,  &sax_command_collective,
 };
 enum { COMMAND_COUNT = (int)(sizeof commands / sizeof commands[0]) };
 

@@ -138,3 +138,12 @@ const sax_command_t sax_command_space = {
     .implemented = false,
     .run = run_never,
 };
+const sax_command_t sax_command_collective = {
+    .name = "collective",
+    .synopsis = "X",
+    .summary = "probe: unimplemented",
+    .help = "Not implemented.\n",
+    .needs_mpi = false,
+    .implemented = false,
+    .run = run_never,
+};
