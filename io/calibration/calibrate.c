@@ -135,20 +135,21 @@ static sax_status_t check_span(const cal_state_t *st, const cal_target_t *t, con
                                const char *file, const char *path, sax_error_t *err)
 {
     const sax_cluster_t *c = &st->config.problem.cluster;
-    if (t->kind == CAL_TARGET_SCALE_UP && m->gpus > c->scale_up.size)
+    long span = (long)(m->gpus - 1) * m->stride + 1; /* GPUs from the first member to the last */
+    if (t->kind == CAL_TARGET_SCALE_UP && span > c->scale_up.size)
         return sax_error_set(err, SAX_ERR_INPUT,
-                             "%s: %s.gpus: %d GPUs do not fit in one scale-up domain of %d GPUs "
+                             "%s: %s.gpus: %d GPUs %ld apart do not fit in one scale-up domain of %d GPUs "
                              "(cluster.scale_up.size of %s); a collective across more GPUs measures a tier",
-                             file, path, m->gpus, c->scale_up.size, st->opts->config_path);
+                             file, path, m->gpus, m->stride, c->scale_up.size, st->opts->config_path);
     if (t->kind == CAL_TARGET_TIER) {
         int inner = t->index == 0 ? c->scale_up.size : c->tiers[t->index - 1].gpus;
         int outer = c->tiers[t->index].gpus;
-        if (m->gpus <= inner || m->gpus > outer)
+        if (span <= inner || span > outer)
             return sax_error_set(
                 err, SAX_ERR_INPUT,
                 "%s: %s.gpus: expected a collective across tier \"%s\" to span more than one unit inside it "
-                "(%d GPUs) and at most one unit of it (%d GPUs), found %d GPUs",
-                file, path, t->name, inner, outer, m->gpus);
+                "(%d GPUs) and at most one unit of it (%d GPUs), found %d GPUs %ld apart (%ld GPUs)",
+                file, path, t->name, inner, outer, m->gpus, m->stride, span);
     }
     return SAX_OK;
 }
@@ -156,7 +157,8 @@ static sax_status_t check_span(const cal_state_t *st, const cal_target_t *t, con
 static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_coll_measurement_t **out,
                                       int **target_of, int *n_out, sax_error_t *err)
 {
-    static const char *const keys[] = {"file", "op", "tier", "gpus", "algorithm", "flows", "note", NULL};
+    static const char *const keys[] = {"file",  "op",     "tier", "gpus", "algorithm",
+                                       "flows", "stride", "note", NULL};
     const char *file = st->opts->measurements_path;
     *out = NULL;
     *target_of = NULL;
@@ -242,6 +244,20 @@ static sax_status_t parse_collectives(cal_state_t *st, const cJSON *arr, sax_col
             break;
         }
         cal_target_t *t = &st->targets[tg[i]];
+        /* the group sax's model places: consecutive GPUs inside a domain or a tier; across a site
+         * link, half the members in each of the first two sites */
+        const sax_cluster_t *cl = &st->config.problem.cluster;
+        mi->stride = t->kind == CAL_TARGET_LINK && cl->n_sites > 1 && mi->gpus >= 2
+                         ? cl->sites[0].gpus / (mi->gpus / 2)
+                         : 1;
+        if (mi->stride < 1)
+            mi->stride = 1;
+        double stride = 0;
+        if (cJSON_GetObjectItemCaseSensitive(e, "stride") != NULL) {
+            if ((s = get_positive_int(e, "stride", 1e9, file, path, &stride, err)) != SAX_OK)
+                break;
+            mi->stride = (long)stride;
+        }
         if ((s = check_span(st, t, mi, file, path, err)) != SAX_OK)
             break;
         if (fl != NULL && t->kind != CAL_TARGET_LINK) {
@@ -334,8 +350,10 @@ static sax_status_t fit_network(cal_state_t *st, const sax_coll_measurement_t *m
         if (s != SAX_OK)
             sax_error_set(err, s, "%s: collectives: %.900s", st->opts->measurements_path, fit_err.text);
         tg->fitted = s == SAX_OK;
-        if (s == SAX_OK)
+        if (s == SAX_OK) {
             fit_per_algorithm(tg, sub, k);
+            s = cal_model_fit(st, tg, sub, k, err);
+        }
     }
     free(sub);
     return s;

@@ -81,8 +81,10 @@ sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err)
             obj = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cluster, "site_links"), tg->index);
         if (!cJSON_IsObject(obj))
             continue;
-        set_number(obj, "bandwidth", tg->fit.bw_Bps * (tg->kind == CAL_TARGET_LINK ? tg->flows : 1.0));
-        set_number(obj, "latency", tg->fit.latency_s);
+        double lat, bw;
+        cal_level_written(tg, &lat, &bw);
+        set_number(obj, "bandwidth", bw);
+        set_number(obj, "latency", lat);
         if (tg->kind != CAL_TARGET_LINK)
             set_number(obj, "efficiency", 1.0);
     }

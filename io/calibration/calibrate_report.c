@@ -158,9 +158,30 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
             configured_level(st, tg, &cfg_alpha, &cfg_bw);
             fprintf(out, "    %-14s configured: alpha %.4g us, effective bandwidth %.5g GB/s%s\n", "",
                     cfg_alpha * 1e6, cfg_bw / 1e9, tg->kind == CAL_TARGET_LINK ? " (aggregate)" : "");
-            if (tg->kind == CAL_TARGET_LINK && tg->flows != 1.0)
+            if (tg->model.ok)
+                fprintf(
+                    out,
+                    "    %-14s through sax's collective model: latency %.4g us, bandwidth %.5g GB/s per %s, rms "
+                    "%.2f%%, max %.2f%% (written)\n",
+                    "", tg->model.latency_s * 1e6, tg->model.bw_Bps / 1e9,
+                    tg->kind == CAL_TARGET_LINK ? "flow" : "GPU", 100.0 * tg->model.rms_rel_error,
+                    100.0 * tg->model.max_rel_error);
+            else
+                fprintf(out,
+                        "    %-14s through sax's collective model: not fitted: %s; the alpha-beta values are "
+                        "written\n",
+                        "", tg->model.why);
+            if (tg->kind == CAL_TARGET_LINK && tg->flows != 1.0) {
+                double lat, bw;
+                cal_level_written(tg, &lat, &bw);
                 fprintf(out, "  %-16s written bandwidth = %g flows x %.5g GB/s\n", "", tg->flows,
-                        tg->fit.bw_Bps / 1e9);
+                        bw / tg->flows / 1e9);
+            }
+        }
+        sax_cluster_t *calibrated = malloc(sizeof *calibrated);
+        if (calibrated != NULL) {
+            *calibrated = st->config.problem.cluster;
+            cal_apply_network(st, calibrated, true);
         }
         fprintf(out, "  residuals per measurement (fitted / measured time - 1):\n");
         for (int i = 0; i < nm; i++) {
@@ -169,6 +190,20 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
             fprintf(out, "    %-16s %-14s %4d GPUs %-5s rms %6.2f%%  max %6.2f%%  %s\n", m[i].label,
                     sax_coll_op_names[m[i].op], m[i].gpus, sax_algorithm_names[m[i].algorithm], 100.0 * rms,
                     100.0 * mx, m[i].path);
+            double crms, cmx, krms = NAN, kmx = NAN;
+            char why[1024] = "";
+            if (!cal_model_errors(st, &st->config.problem.cluster, &m[i], NULL, &crms, &cmx, why, sizeof why))
+                fprintf(out, "    %-16s sax's model cannot place %d GPUs %ld apart: %s\n", "", m[i].gpus,
+                        m[i].stride, why);
+            else {
+                if (calibrated != NULL)
+                    cal_model_errors(st, calibrated, &m[i], NULL, &krms, &kmx, why, sizeof why);
+                fprintf(
+                    out,
+                    "    %-16s sax's model (%d GPUs %ld apart): as configured rms %.2f%% max %.2f%%, calibrated "
+                    "rms %.2f%% max %.2f%%\n",
+                    "", m[i].gpus, m[i].stride, 100.0 * crms, 100.0 * cmx, 100.0 * krms, 100.0 * kmx);
+            }
             int wrong = 0;
             for (int r = 0; r < m[i].table.n_rows; r++)
                 wrong += m[i].table.rows[r].wrong[0] > 0.0 || m[i].table.rows[r].wrong[1] > 0.0;
@@ -178,6 +213,7 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
                         "their times are still used\n",
                         "", wrong);
         }
+        free(calibrated);
     }
     bool gemm_any = false;
     for (int g = 0; g < st->n_gpus; g++)
@@ -283,6 +319,17 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "output", st->opts->output_path);
     cJSON *net = cJSON_AddArrayToObject(root, "network");
+    /* sax's collective model of each table, as configured and with the calibration applied */
+    sax_cluster_t *calibrated = malloc(sizeof *calibrated);
+    if (calibrated != NULL) {
+        *calibrated = st->config.problem.cluster;
+        cal_apply_network(st, calibrated, true);
+    }
+    int max_rows = 1;
+    for (int i = 0; i < nm; i++)
+        max_rows = m[i].table.n_rows > max_rows ? m[i].table.n_rows : max_rows;
+    double *model_s = malloc((size_t)max_rows * sizeof *model_s);
+    double *calibrated_s = malloc((size_t)max_rows * sizeof *calibrated_s);
     for (int t = 0; t < st->n_targets; t++) {
         const cal_target_t *tg = &st->targets[t];
         if (!tg->fitted)
@@ -302,6 +349,20 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
         cJSON_AddNumberToObject(o, "points", tg->fit.points);
         cJSON_AddItemToObject(o, "rms_rel_error", json_num(tg->fit.rms_rel_error));
         cJSON_AddItemToObject(o, "max_rel_error", json_num(tg->fit.max_rel_error));
+        cJSON *mf = cJSON_AddObjectToObject(o, "model_fit");
+        cJSON_AddBoolToObject(mf, "fitted", tg->model.ok);
+        if (tg->model.ok) {
+            cJSON_AddItemToObject(mf, "latency_s", json_num(tg->model.latency_s));
+            cJSON_AddItemToObject(mf, "bandwidth_Bps", json_num(tg->model.bw_Bps));
+            cJSON_AddItemToObject(mf, "rms_rel_error", json_num(tg->model.rms_rel_error));
+            cJSON_AddItemToObject(mf, "max_rel_error", json_num(tg->model.max_rel_error));
+        } else {
+            cJSON_AddStringToObject(mf, "why", tg->model.why);
+        }
+        double written_lat, written_bw;
+        cal_level_written(tg, &written_lat, &written_bw);
+        cJSON_AddItemToObject(o, "written_latency_s", json_num(written_lat));
+        cJSON_AddItemToObject(o, "written_bandwidth_Bps", json_num(written_bw));
         if (tg->n_algo > 0) {
             cJSON *pa = cJSON_AddArrayToObject(o, "per_algorithm");
             for (int a = 0; a < tg->n_algo; a++) {
@@ -331,6 +392,19 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
             cJSON_AddNumberToObject(mo, "gpus", m[i].gpus);
             cJSON_AddItemToObject(mo, "rms_rel_error", json_num(rms));
             cJSON_AddItemToObject(mo, "max_rel_error", json_num(mx));
+            cJSON_AddNumberToObject(mo, "stride", (double)m[i].stride);
+            double crms = NAN, cmx = NAN, krms = NAN, kmx = NAN;
+            char why[1024] = "";
+            bool placed = cal_model_errors(st, &st->config.problem.cluster, &m[i], model_s, &crms, &cmx, why,
+                                           sizeof why);
+            if (placed && calibrated != NULL)
+                cal_model_errors(st, calibrated, &m[i], calibrated_s, &krms, &kmx, why, sizeof why);
+            cJSON_AddItemToObject(mo, "model_rms_rel_error", json_num(crms));
+            cJSON_AddItemToObject(mo, "model_max_rel_error", json_num(cmx));
+            cJSON_AddItemToObject(mo, "calibrated_model_rms_rel_error", json_num(krms));
+            cJSON_AddItemToObject(mo, "calibrated_model_max_rel_error", json_num(kmx));
+            if (!placed)
+                cJSON_AddStringToObject(mo, "model_why", why);
             cJSON *rows = cJSON_AddArrayToObject(mo, "rows");
             for (int r = 0; r < m[i].table.n_rows; r++) {
                 const sax_nccl_row_t *row = &m[i].table.rows[r];
@@ -346,12 +420,18 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
                 cJSON_AddItemToObject(ro, "in_place_s",
                                       json_num(row->time_s[1] > 0.0 ? row->time_s[1] : NAN));
                 cJSON_AddItemToObject(ro, "fitted_s", json_num(ca * tg->fit.latency_s + cb / tg->fit.bw_Bps));
+                cJSON_AddItemToObject(ro, "model_s", json_num(placed && model_s != NULL ? model_s[r] : NAN));
+                cJSON_AddItemToObject(ro, "calibrated_model_s",
+                                      json_num(placed && calibrated_s != NULL ? calibrated_s[r] : NAN));
                 cJSON_AddItemToArray(rows, ro);
             }
             cJSON_AddItemToArray(ms, mo);
         }
         cJSON_AddItemToArray(net, o);
     }
+    free(calibrated);
+    free(model_s);
+    free(calibrated_s);
     cJSON *gpus = cJSON_AddArrayToObject(root, "gemm");
     for (int g = 0; g < st->n_gpus; g++) {
         const cal_gpu_t *cg = &st->gpus[g];

@@ -65,24 +65,7 @@ static void apply_gpu(const cal_state_t *st, const double *x, sax_gpu_t *g)
 void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p)
 {
     sax_cluster_t *c = &p->cluster;
-    for (int t = 0; t < st->n_targets; t++) {
-        const cal_target_t *tg = &st->targets[t];
-        if (!tg->fitted)
-            continue;
-        if (tg->kind == CAL_TARGET_SCALE_UP &&
-            strcmp(c->gpu.name, st->config.problem.cluster.gpu.name) == 0) {
-            c->scale_up.bw_Bps = tg->fit.bw_Bps;
-            c->scale_up.latency_s = tg->fit.latency_s;
-            c->scale_up.efficiency = 1.0;
-        } else if (tg->kind == CAL_TARGET_TIER) {
-            for (int i = 0; i < c->n_tiers; i++)
-                if (strcmp(c->tiers[i].name, tg->name) == 0) {
-                    c->tiers[i].bw_Bps = tg->fit.bw_Bps;
-                    c->tiers[i].latency_s = tg->fit.latency_s;
-                    c->tiers[i].efficiency = 1.0;
-                }
-        }
-    }
+    cal_apply_network(st, c, false);
     apply_gpu(st, x, &c->gpu);
     for (int s = 0; s < c->n_sites; s++)
         apply_gpu(st, x, &c->sites[s].gpu);

@@ -25,6 +25,15 @@ typedef struct {
     bool fitted;
     sax_coll_fit_t fit;
     double flows; /* links: bandwidth written = fit.bw_Bps x flows */
+    /* The same level fitted through sax's own collective model (calibrate_model.c): the values
+     * written when `model.ok`, the alpha-beta fit's otherwise. */
+    struct {
+        bool ok;
+        double latency_s, bw_Bps; /* per GPU (scale_up, tiers) or per flow (links) */
+        double rms_rel_error, max_rel_error;
+        int points;
+        char why[1024]; /* when not ok */
+    } model;
     /* When the level was measured with more than one algorithm: each algorithm alone, a diagnostic
      * of whether one (alpha, B) describes them all (not written). */
     int n_algo;
@@ -101,6 +110,21 @@ int cal_gpu_find(const cal_state_t *st, const char *name);
 /* Writes the fitted network, GPU and (for runs) parameter values into a problem, matching tiers
  * and GPUs by name; `x` are run-parameter values (NULL: only the micro-benchmark fits). */
 void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p);
+
+/* calibrate_model.c. The latency and bandwidth written for a fitted level: the model fit's when it
+ * reproduced the measurements, else the alpha-beta fit's; a link's bandwidth is the aggregate. */
+void cal_level_written(const cal_target_t *tg, double *latency_s, double *bw_Bps);
+/* Writes every fitted level into `cl` (st's own cluster: links too; another run's cluster: the
+ * scale-up domain when it has st's GPU, and tiers by name). */
+void cal_apply_network(const cal_state_t *st, sax_cluster_t *cl, bool own_cluster);
+/* Fits the latency and bandwidth of level `tg` through sax_collective_predict on the measurements
+ * m[0..k) of that level, the levels fitted before it applied; sets tg->model. */
+sax_status_t cal_model_fit(const cal_state_t *st, cal_target_t *tg, const sax_coll_measurement_t *m, int k,
+                           sax_error_t *err);
+/* rms and max relative error of sax's collective model on `cl` against one table; row_s[r] the
+ * predicted time of row r (may be NULL). false, with `why`, when the model cannot place the group. */
+bool cal_model_errors(const cal_state_t *st, const sax_cluster_t *cl, const sax_coll_measurement_t *m,
+                      double *row_s, double *rms, double *mx, char *why, size_t why_n);
 
 /* Sets up the run parameters, fits them on all usable runs, then k-fold cross-validates. */
 sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err);

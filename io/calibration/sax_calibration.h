@@ -115,6 +115,7 @@ typedef struct {
     sax_algorithm_t algorithm;
     int gpus;
     double flows; /* site links: GPU pairs whose traffic crossed the link at once (bandwidth x flows) */
+    long stride;  /* the group: `gpus` members `stride` apart in the cluster's GPU order, from GPU 0 */
     sax_nccl_table_t table;
 } sax_coll_measurement_t;
 
