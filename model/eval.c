@@ -239,6 +239,8 @@ static double collective(coll_memo_t *memo, const sax_cluster_t *cl, const sax_c
                          const sax_layout_t *lay, sax_dim_t d, sax_coll_op_t op, double bytes, double elem,
                          sax_traffic_t *tr)
 {
+    if (!(bytes > 0.0))
+        return 0.0; /* nothing to move (the experts' replicas of a dense model) */
     uint64_t key = 0;
     bool dp = d == SAX_DIM_DP || d == SAX_GROUP_EXPERT_DP;
     sax_coll_memo_t *slot = memo_slot(memo, (uint64_t)d << 8 | (uint64_t)op, lay->dim[d].sites > 1,
@@ -669,9 +671,11 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     traffic_add(&all, &tr_pp, 1.0, cl->n_links);
     traffic_add(&all, &tr_dp, 1.0, cl->n_links);
     r->cross_site_bytes_per_iteration = all.xsite_bytes;
-    for (int l = 0; l < cl->n_links; l++) /* the busier direction */
-        r->link_utilisation[l] =
-            fmax(all.link_bytes[l][0], all.link_bytes[l][1]) / (cl->links[l].bw_Bps * t_iter);
+    for (int l = 0; l < cl->n_links; l++) { /* the busier direction */
+        r->link_bytes[l] = all.link_bytes[l][0] + all.link_bytes[l][1];
+        r->link_busy_s[l] = fmax(all.link_bytes[l][0], all.link_bytes[l][1]) / cl->links[l].bw_Bps;
+        r->link_utilisation[l] = r->link_busy_s[l] / t_iter;
+    }
 
     double peak = 0.0;
     for (int s = 0; s < pp; s++)
