@@ -283,7 +283,10 @@ typedef struct {
     double cross_site_bytes_per_iteration;
     double breakdown_s[SAX_PHASE_COUNT];    /* sums to iteration_time_s */
     double comm_s[SAX_DIM_COUNT];           /* total time of each dimension's traffic, hidden or not */
-    double link_utilisation[SAX_MAX_LINKS]; /* busy fraction of each site link over the iteration */
+    double link_bytes[SAX_MAX_LINKS];       /* bytes over each site link per iteration, both directions */
+    double link_busy_s[SAX_MAX_LINKS];      /* time its busier direction is busy: that direction's bytes /
+                                               its capacity */
+    double link_utilisation[SAX_MAX_LINKS]; /* link_busy_s / iteration time */
     int gpus_used;
 } sax_result_t;
 

@@ -3,6 +3,20 @@
 
 #include <math.h>
 
+void cli_print_json_string(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
 void cli_print_json_number(FILE *f, double x)
 {
     if (isfinite(x))
@@ -61,6 +75,21 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
         fputs(l ? ", " : "", f);
         cli_print_json_number(f, r->link_utilisation[l]);
     }
+    fputs("], \"site_links\": [", f);
+    for (int l = 0; l < p->cluster.n_links; l++) {
+        const sax_site_link_t *k = &p->cluster.links[l];
+        fprintf(f, "%s{\"between\": [", l ? ", " : "");
+        cli_print_json_string(f, p->cluster.sites[k->a].name);
+        fputs(", ", f);
+        cli_print_json_string(f, p->cluster.sites[k->b].name);
+        fputs("], \"bytes\": ", f);
+        cli_print_json_number(f, r->link_bytes[l]);
+        fputs(", \"busy_s\": ", f);
+        cli_print_json_number(f, r->link_busy_s[l]);
+        fputs(", \"utilisation\": ", f);
+        cli_print_json_number(f, r->link_utilisation[l]);
+        fputs("}", f);
+    }
     fputs("]}", f);
 }
 
@@ -97,8 +126,9 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
             r->mem_optimizer_bytes / gib, r->mem_activations_bytes / gib);
     fprintf(f, "cross-site bytes %10.4g per iteration\n", r->cross_site_bytes_per_iteration);
     for (int l = 0; l < p->cluster.n_links; l++)
-        fprintf(f, "site link %-2d      %9.1f %% busy (%s-%s)\n", l, 100.0 * r->link_utilisation[l],
-                p->cluster.sites[p->cluster.links[l].a].name, p->cluster.sites[p->cluster.links[l].b].name);
+        fprintf(f, "site link %-2d      %9.1f %% busy (%s-%s: %.4g B, busy %.4g s)\n", l,
+                100.0 * r->link_utilisation[l], p->cluster.sites[p->cluster.links[l].a].name,
+                p->cluster.sites[p->cluster.links[l].b].name, r->link_bytes[l], r->link_busy_s[l]);
     fprintf(f, "breakdown:\n");
     for (int i = 0; i < SAX_PHASE_COUNT; i++)
         fprintf(f, "  %-12s %10.4f s  %5.1f %%\n", sax_phase_names[i], r->breakdown_s[i],

@@ -18,6 +18,8 @@ void cli_print_candidate_line(FILE *f, const sax_candidate_t *c);
 void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *r);
 /* A JSON number: finite values with 17 significant digits, null otherwise. */
 void cli_print_json_number(FILE *f, double x);
+/* A JSON string, quoted and escaped. */
+void cli_print_json_string(FILE *f, const char *text);
 
 /* Writes the simulated iteration of `c` as Chrome trace-event JSON; returns an exit status. */
 int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c,

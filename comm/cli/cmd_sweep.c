@@ -512,20 +512,6 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
     }
 }
 
-static void json_string(FILE *f, const char *text)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, const sax_reduce_t *r,
                        const sax_counts_t *c, double elapsed_s, double cpu_s, int ranks, bool pruned,
                        const char *out)
@@ -546,7 +532,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
     fprintf(f, ", \"cpu_s\": ");
     cli_print_json_number(f, cpu_s);
     fprintf(f, ", \"ranks\": %d, \"search\": \"%s\", \"output\": ", ranks, pruned ? "pruned" : "exhaustive");
-    json_string(f, out);
+    cli_print_json_string(f, out);
     fprintf(f, ", \"scenarios\": [");
     for (int sc = 0; sc < sax_search_scenario_count(s); sc++) {
         fprintf(f, "%s\n  {\"index\": %d, \"values\": {", sc ? "," : "", sc);
@@ -570,7 +556,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);
             fprintf(f, "%s", b ? ", " : "");
-            json_string(f, sp->baselines[b].name);
+            cli_print_json_string(f, sp->baselines[b].name);
             if (bl->index < 0 || best->index < 0) {
                 fprintf(f, ": null");
                 continue;

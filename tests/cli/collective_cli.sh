@@ -38,6 +38,12 @@ out=$("$sax" collective "$ex" --op all_reduce --gpus 2 -b 1K -e 1M -f 4) || { ec
 rows=$(grep -c '^ ' <<<"$out")
 [[ $rows -eq 6 ]] && echo "ok: -b 1K -e 1M -f 4 prints 6 rows" || { echo "FAIL: expected 6 rows: $out"; fail=1; }
 
+# sax eval's site_links on the same two sites (the contract's keys; utilisation = busy / iteration)
+out=$("$sax" eval "$ex" --json) || { echo "FAIL: eval exit $?"; fail=1; }
+check "eval --json lists the site link east-west" 'd["site_links"][0]["between"]==["east","west"] and len(d["site_links"])==1' "$out"
+check "its utilisation is busy_s over the iteration, at most 1" 'abs(d["site_links"][0]["utilisation"]-d["site_links"][0]["busy_s"]/d["iteration_time_s"])<1e-9 and d["site_links"][0]["utilisation"]<=1' "$out"
+check "its bytes are the cross-site bytes (one link)" 'abs(d["site_links"][0]["bytes"]-d["cross_site_bytes_per_iteration"])<=1e-9*d["site_links"][0]["bytes"]' "$out"
+
 expect2() { # expect2 REGEX ARGS...: exit status 2 and a message matching REGEX
     local re=$1
     shift
