@@ -908,10 +908,20 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
     /* a piece's time is not affine in its size (a window-bound phase costs the same for any piece that
      * fits its slots), so every k is timed */
     double buffer = sax_nccl_buffer_bytes(c), best = INFINITY;
+    /* a level's all-gather is timed as its reduce-scatter (the same ring, steps and bytes) */
+    int same[2 * SAX_MAX_LEVELS];
+    for (int i = 0; i < n_ph; i++) {
+        same[i] = i;
+        for (int j = 0; j < i; j++)
+            if (ph[j] == ph[i] && b_p[j] == b_p[i] &&
+                (ph_op[j] == SAX_OP_ALL_REDUCE) == (ph_op[i] == SAX_OP_ALL_REDUCE))
+                same[i] = j;
+    }
     for (int k = 1; k <= 64; k *= 2) {
-        double sum = 0.0, worst = 0.0;
+        double sum = 0.0, worst = 0.0, t_ph[2 * SAX_MAX_LEVELS];
         for (int i = 0; i < n_ph; i++) {
-            double t = ring_time(&rings[ph[i]], ph_op[i], b_p[i] / k, buffer);
+            double t = t_ph[i] =
+                same[i] < i ? t_ph[same[i]] : ring_time(&rings[ph[i]], ph_op[i], b_p[i] / k, buffer);
             sum += t;
             worst = sax_max(worst, t);
         }
