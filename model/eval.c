@@ -234,6 +234,29 @@ static void traffic_sum(sax_traffic_t *dst, const sax_traffic_t *src, int n_link
     }
 }
 
+/* Whether `slot` holds `key`; then its traffic is added to `tr`. */
+static bool memo_hit(const sax_coll_memo_t *slot, uint64_t key, sax_traffic_t *tr, int n_links)
+{
+    if (slot == NULL || slot->key != key || slot->check != ~key)
+        return false;
+    traffic_sum(tr, &slot->tr, n_links);
+    return true;
+}
+
+/* Adds `mine` to `tr`, keeps `t` and `mine` in `slot` (may be NULL) under `key`; returns t. */
+static double memo_store(sax_coll_memo_t *slot, uint64_t key, double t, const sax_traffic_t *mine,
+                         sax_traffic_t *tr, int n_links)
+{
+    traffic_sum(tr, mine, n_links);
+    if (slot != NULL) {
+        slot->key = key;
+        slot->check = ~key;
+        slot->time_s = t;
+        slot->tr = *mine;
+    }
+    return t;
+}
+
 /* sax_collective_s, memoised in the scratch. */
 static double collective(coll_memo_t *memo, const sax_cluster_t *cl, const sax_candidate_t *c,
                          const sax_layout_t *lay, sax_dim_t d, sax_coll_op_t op, double bytes, double elem,
@@ -245,21 +268,12 @@ static double collective(coll_memo_t *memo, const sax_cluster_t *cl, const sax_c
     bool dp = d == SAX_DIM_DP || d == SAX_GROUP_EXPERT_DP;
     sax_coll_memo_t *slot = memo_slot(memo, (uint64_t)d << 8 | (uint64_t)op, lay->dim[d].sites > 1,
                                       dp ? (int)c->algorithm : -1, bytes, elem, &key);
-    if (slot != NULL && slot->key == key && slot->check == ~key) {
-        traffic_sum(tr, &slot->tr, cl->n_links);
+    if (memo_hit(slot, key, tr, cl->n_links))
         return slot->time_s;
-    }
     sax_traffic_t mine;
     traffic_zero(&mine, cl->n_links);
     double t = sax_collective_s(cl, c, lay, d, op, bytes, elem, &mine);
-    traffic_sum(tr, &mine, cl->n_links);
-    if (slot != NULL) {
-        slot->key = key;
-        slot->check = ~key;
-        slot->time_s = t;
-        slot->tr = mine;
-    }
-    return t;
+    return memo_store(slot, key, t, &mine, tr, cl->n_links);
 }
 
 /* sax_p2p_s, memoised alike: a transfer's time depends on the boundary's stage only through the level
@@ -272,21 +286,12 @@ static double p2p(coll_memo_t *memo, const sax_cluster_t *cl, const sax_candidat
     sax_coll_memo_t *slot =
         memo_slot(memo, 0xf000000ull | (uint64_t)lvl << 16 | (uint64_t)a << 8 | (uint64_t)b,
                   lay->dim[SAX_DIM_PP].sites > 1, -1, bytes, elem, &key);
-    if (slot != NULL && slot->key == key && slot->check == ~key) {
-        traffic_sum(tr, &slot->tr, cl->n_links);
+    if (memo_hit(slot, key, tr, cl->n_links))
         return slot->time_s;
-    }
     sax_traffic_t mine;
     traffic_zero(&mine, cl->n_links);
     double t = sax_p2p_s(cl, c, lay, stage, bytes, elem, &mine);
-    traffic_sum(tr, &mine, cl->n_links);
-    if (slot != NULL) {
-        slot->key = key;
-        slot->check = ~key;
-        slot->time_s = t;
-        slot->tr = mine;
-    }
-    return t;
+    return memo_store(slot, key, t, &mine, tr, cl->n_links);
 }
 
 /* dst += k x src */

@@ -2,8 +2,8 @@
  * the reference simulator (model/collsim.c): ops x algorithms x members (2 to 4096, as sax's layouts
  * place them: 1, 2 or 8 GPUs apart) x 1-4 sites x message sizes (8 B to 8 GiB) x site latency (0.01 to
  * 50 ms) x site-link bandwidth x channels x one or two tiers x alone (nccl-tests) or with every group
- * of the shape at once (training). Shared by test_collective_grid.c (a sample of it, in CI) and
- * bench_collective_grid.c (all of it, docs/cost-model.md). */
+ * of the shape at once (training). Shared by test_collective_grid.c (a 1-in-97 sample, in CI) and
+ * bench_collective_grid.c (a 1-in-5 sample up to a member count, docs/cost-model.md). */
 #ifndef SAX_TESTS_COLLECTIVE_GRID_H
 #define SAX_TESTS_COLLECTIVE_GRID_H
 
@@ -30,6 +30,45 @@ static const double grid_bw[] = {1e11, 5e12};
 static const int grid_channels[] = {0, 1, 4, 32};
 
 #define GRID_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Every point of the grid for one op and algorithm, numbered 0 .. GRID_POINTS - 1 (sites slowest,
+ * then members, stride, bytes, latency, bandwidth, channels, tiers, alone/concurrent). */
+#define GRID_POINTS                                                                                          \
+    (4L * GRID_COUNT(grid_n) * GRID_COUNT(grid_stride) * GRID_COUNT(grid_bytes) * GRID_COUNT(grid_latency) * \
+     GRID_COUNT(grid_bw) * GRID_COUNT(grid_channels) * 2 * 2)
+
+/* Point `i` of the grid as a case; false where it is no case (fewer members than sites, or a site
+ * latency other than the first on one site). `mix` (sum of the point's indices) lets a caller take a
+ * sample that varies every axis. */
+static bool grid_point(sax_coll_op_t op, sax_algorithm_t alg, long i, grid_case_t *k, int *mix)
+{
+    int conc = (int)(i % 2), tiers = 1 + (int)(i / 2 % 2);
+    i /= 4;
+    int ci = (int)(i % GRID_COUNT(grid_channels));
+    i /= GRID_COUNT(grid_channels);
+    int wi = (int)(i % GRID_COUNT(grid_bw));
+    i /= GRID_COUNT(grid_bw);
+    int li = (int)(i % GRID_COUNT(grid_latency));
+    i /= GRID_COUNT(grid_latency);
+    int bi = (int)(i % GRID_COUNT(grid_bytes));
+    i /= GRID_COUNT(grid_bytes);
+    int st = (int)(i % GRID_COUNT(grid_stride));
+    i /= GRID_COUNT(grid_stride);
+    int ni = (int)(i % GRID_COUNT(grid_n)), si = 1 + (int)(i / GRID_COUNT(grid_n));
+    *k = (grid_case_t){.op = op,
+                       .alg = alg,
+                       .n = grid_n[ni],
+                       .stride = grid_stride[st],
+                       .sites = si,
+                       .tiers = tiers,
+                       .channels = grid_channels[ci],
+                       .bytes = grid_bytes[bi],
+                       .site_latency_s = grid_latency[li],
+                       .link_Bps = grid_bw[wi],
+                       .concurrent = conc != 0};
+    *mix = bi + li + wi + ci + tiers + conc + st + ni;
+    return k->n >= si && (si > 1 || li == 0);
+}
 
 /* Domains of 8 GPUs (450 GB/s at 0.8, 3 us); one tier (pods as large as the site, 50 GB/s per GPU at 0.9,
  * 10 us) or two (pods of a quarter site, then the building at 4:1, 20 us); sites in a ring of links

@@ -17,47 +17,30 @@ static void check(sax_coll_op_t op, sax_algorithm_t alg, double tolerance)
     int checked = 0, i = 0;
     double worst = 1.0;
     char worst_case[256] = "";
-    for (int si = 1; si <= 4; si++)
-        for (int ni = 0; ni < GRID_COUNT(grid_n); ni++)
-            for (int st = 0; st < GRID_COUNT(grid_stride); st++)
-                for (int bi = 0; bi < GRID_COUNT(grid_bytes); bi++)
-                    for (int li = 0; li < GRID_COUNT(grid_latency); li++)
-                        for (int wi = 0; wi < GRID_COUNT(grid_bw); wi++)
-                            for (int ci = 0; ci < GRID_COUNT(grid_channels); ci++)
-                                for (int tiers = 1; tiers <= 2; tiers++)
-                                    for (int conc = 0; conc <= 1; conc++) {
-                                        grid_case_t k = {.op = op,
-                                                         .alg = alg,
-                                                         .n = grid_n[ni],
-                                                         .stride = grid_stride[st],
-                                                         .sites = si,
-                                                         .tiers = tiers,
-                                                         .channels = grid_channels[ci],
-                                                         .bytes = grid_bytes[bi],
-                                                         .site_latency_s = grid_latency[li],
-                                                         .link_Bps = grid_bw[wi],
-                                                         .concurrent = conc != 0};
-                                        if (k.n < si || (si == 1 && li > 0) || i++ % 97 != 0)
-                                            continue;
-                                        int ch = k.channels > 0 ? k.channels : 16;
-                                        if (grid_cost(&k, ch) > (op == SAX_OP_ALL_TO_ALL ? 2e5 : 2e6))
-                                            continue;
-                                        sax_cluster_t cl;
-                                        grid_cluster(&cl, &k);
-                                        sax_layout_t lay;
-                                        sax_layout_levels(&cl, &lay);
-                                        if (!grid_nests(&lay, &k))
-                                            continue;
-                                        double closed, sim;
-                                        if (!grid_run(&k, &closed, &sim))
-                                            continue;
-                                        checked++;
-                                        double r = closed / sim;
-                                        if (fabs(r - 1.0) > fabs(worst - 1.0)) {
-                                            worst = r;
-                                            grid_describe(&k, worst_case, sizeof worst_case);
-                                        }
-                                    }
+    for (long p = 0; p < GRID_POINTS; p++) {
+        grid_case_t k;
+        int mix;
+        if (!grid_point(op, alg, p, &k, &mix) || i++ % 97 != 0)
+            continue;
+        int ch = k.channels > 0 ? k.channels : 16;
+        if (grid_cost(&k, ch) > (op == SAX_OP_ALL_TO_ALL ? 2e5 : 2e6))
+            continue;
+        sax_cluster_t cl;
+        grid_cluster(&cl, &k);
+        sax_layout_t lay;
+        sax_layout_levels(&cl, &lay);
+        if (!grid_nests(&lay, &k))
+            continue;
+        double closed, sim;
+        if (!grid_run(&k, &closed, &sim))
+            continue;
+        checked++;
+        double r = closed / sim;
+        if (fabs(r - 1.0) > fabs(worst - 1.0)) {
+            worst = r;
+            grid_describe(&k, worst_case, sizeof worst_case);
+        }
+    }
     print_message("%s/%s: %d cases, worst closed/reference %.4f (%s)\n", sax_coll_op_names[op],
                   sax_algorithm_names[alg], checked, worst, worst_case);
     assert_true(checked > 20);

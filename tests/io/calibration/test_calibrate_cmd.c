@@ -35,7 +35,7 @@ static void remember(const char *path)
         if (strcmp(created[i], path) == 0)
             return;
     if (n_created < 64)
-        snprintf(created[n_created++], sizeof created[0], "%s", path);
+        snprintf(created[n_created++], sizeof created[0], "%.511s", path);
 }
 
 static void write_file(const char *path, const char *text)
