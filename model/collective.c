@@ -253,12 +253,16 @@ typedef struct {
     double sends;    /* slice sends per edge per loop */
 } ring_work_t;
 
+/* floor() of a count that is never negative, as one conversion instruction (floor is a libm call on
+ * baseline x86-64; this runs some hundred times per ring timed) */
+static inline double whole(double x) { return (double)(int64_t)x; }
+
 /* Start of the j-th send after a first one at 0 over an edge: one after the other (s each), and a slice
  * only once the slice four sends back has its credit back, `credit` after that one started (NCCL's 4
  * slices in flight per connection): sends go in groups of four, max(4 s, credit) apart. */
 static double send_start(double j, double s, double credit)
 {
-    double q = floor(j * 0.25);
+    double q = whole(j * 0.25);
     return q * sax_max(4.0 * s, credit) + (j - 4.0 * q) * s;
 }
 
@@ -268,7 +272,7 @@ static double chunks_start(double k, double s, double lat, double slots)
 {
     if (k <= 1.0)
         return 0.0;
-    double q = floor((k - 1.0) / slots);
+    double q = whole((k - 1.0) / slots);
     return q * sax_max(slots * s, s + 2.0 * lat) + (k - 1.0 - slots * q) * s;
 }
 
@@ -308,7 +312,7 @@ static double edge_arrival(const ring_t *r, const edge_class_t *e, const ring_wo
                 if (in_loop < 0.0 || in_loop >= w->sends || (k >= 4 && in_loop < 4.0))
                     continue;
                 double i = loop * w->sends + in_loop; /* send index within the segment */
-                double op = floor(in_loop * 0.5);
+                double op = whole(in_loop * 0.5);
                 double ready = start + (op >= 1.0 ? (op - 1.0) * w->hop[p] + before_lat + before_s : 0.0);
                 double cost = p == 0 ? sends_cost(n[0] - i, s[0], credit[0], n[1], s[1], credit[1])
                                      : sends_cost(n[1] - i, s[1], credit[1], 0.0, s[1], credit[1]);
@@ -917,8 +921,18 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
                 (ph_op[j] == SAX_OP_ALL_REDUCE) == (ph_op[i] == SAX_OP_ALL_REDUCE))
                 same[i] = j;
     }
-    for (int k = 1; k <= 64; k *= 2) {
-        double sum = 0.0, worst = 0.0, t_ph[2 * SAX_MAX_LEVELS];
+    /* the pieces of k = 64 first: a phase never takes less on a larger piece, so no k' >= k beats
+     * sum + (k - 1) x worst of them, and the search stops there (exactly) */
+    double t_ph[2 * SAX_MAX_LEVELS], sum64 = 0.0, worst64 = 0.0;
+    for (int i = 0; i < n_ph; i++) {
+        double t = t_ph[i] =
+            same[i] < i ? t_ph[same[i]] : ring_time(&rings[ph[i]], ph_op[i], b_p[i] / 64, buffer);
+        sum64 += t;
+        worst64 = sax_max(worst64, t);
+    }
+    best = sum64 + 63.0 * worst64;
+    for (int k = 1; k < 64 && sum64 + (k - 1) * worst64 < best; k *= 2) {
+        double sum = 0.0, worst = 0.0;
         for (int i = 0; i < n_ph; i++) {
             double t = t_ph[i] =
                 same[i] < i ? t_ph[same[i]] : ring_time(&rings[ph[i]], ph_op[i], b_p[i] / k, buffer);
