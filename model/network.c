@@ -43,6 +43,12 @@ bool sax_transport_is_feasible(const sax_site_link_t *l, sax_transport_t t, doub
     return 2.0 * port_Bps * l->latency_s <= l->pfc_headroom_bytes;
 }
 
+double sax_pfc_headroom_needed(const sax_cluster_t *cl, int link)
+{
+    double port = cl->n_tiers > 0 ? cl->tiers[0].bw_Bps : cl->scale_up.bw_Bps;
+    return 2.0 * port * cl->links[link].latency_s;
+}
+
 /* Mathis, Semke, Mahdavi & Ott 1997: a TCP flow under random loss p carries MSS / RTT x C / sqrt(p),
  * C = sqrt(3/2) = 1.22 when every segment is acknowledged, sqrt(3/4) = 0.87 with delayed ACKs. */
 static double mathis_Bps(const sax_path_t *p)

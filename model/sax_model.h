@@ -283,6 +283,8 @@ typedef struct {
     double cross_site_bytes_per_iteration;
     double breakdown_s[SAX_PHASE_COUNT];    /* sums to iteration_time_s */
     double comm_s[SAX_DIM_COUNT];           /* total time of each dimension's traffic, hidden or not */
+    uint32_t lossless_refused;              /* SAX_INFEASIBLE_LOSSLESS: bit l set for each site link the job's
+                                               traffic crosses whose PFC headroom is short */
     double link_bytes[SAX_MAX_LINKS];       /* bytes over each site link per iteration, both directions */
     double link_busy_s[SAX_MAX_LINKS];      /* time its busier direction is busy: that direction's bytes /
                                                its capacity */
@@ -425,6 +427,12 @@ sax_status_t sax_collective_predict(const sax_cluster_t *cl, const sax_candidate
 /* nccl-tests' bus bandwidth factor: busbw = algbw x this (all_reduce 2(n-1)/n, reduce_scatter, all_gather
  * and all_to_all (n-1)/n, sendrecv 1). */
 double sax_coll_busbw_factor(sax_coll_op_t op, int n);
+
+/* The PFC headroom per switch port that lossless RoCE needs on site link `link`: 2 x the port rate (a
+ * GPU's NIC) x the link's one-way latency (domain.md, "Transport over long links"). A candidate with
+ * transport roce whose traffic crosses a link where this exceeds the link's pfc_headroom is infeasible
+ * (SAX_INFEASIBLE_LOSSLESS). */
+double sax_pfc_headroom_needed(const sax_cluster_t *cl, int link);
 
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
 

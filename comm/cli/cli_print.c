@@ -45,6 +45,25 @@ void cli_print_network_json(FILE *f, const sax_candidate_t *c)
             sax_compression_names[c->compression]);
 }
 
+/* Why lossless RoCE is refused over site link l, with the numbers; false when the job's traffic does
+ * not cross it or its headroom suffices. */
+static bool lossless_refusal(const sax_problem_t *p, const sax_result_t *r, int l, char *buf, size_t n)
+{
+    const sax_cluster_t *cl = &p->cluster;
+    if (!(r->lossless_refused >> l & 1u))
+        return false;
+    double need = sax_pfc_headroom_needed(cl, l),
+           port = cl->n_tiers > 0 ? cl->tiers[0].bw_Bps : cl->scale_up.bw_Bps;
+    snprintf(
+        buf, n,
+        "site link %d (%s-%s): lossless RoCE needs %.3g MB of PFC headroom per port (2 x %.3g GB/s x %.3g us "
+        "one way), site_links[%d].pfc_headroom is %.3g MB: give the switches' real headroom, or use roce-sr, "
+        "roce-gbn or tcp",
+        l, cl->sites[cl->links[l].a].name, cl->sites[cl->links[l].b].name, need / 1e6, port / 1e9,
+        cl->links[l].latency_s * 1e6, l, cl->links[l].pfc_headroom_bytes / 1e6);
+    return true;
+}
+
 void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r)
 {
     fprintf(f, "{\"feasible\": %s, \"infeasible_reason\": ", r->feasible ? "true" : "false");
@@ -52,6 +71,16 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
         fputs("null", f);
     else
         fprintf(f, "\"%s\"", sax_infeasible_names[r->reason]);
+    if (!r->feasible && r->reason == SAX_INFEASIBLE_LOSSLESS) {
+        fputs(", \"infeasible_detail\": [", f);
+        char why[512];
+        for (int l = 0, n = 0; l < p->cluster.n_links; l++)
+            if (lossless_refusal(p, r, l, why, sizeof why)) {
+                fputs(n++ ? ", " : "", f);
+                cli_print_json_string(f, why);
+            }
+        fputs("]", f);
+    }
 #define SAX_PRINT_METRIC(field, unit, desc)                                                                  \
     fputs(", \"" #field "\": ", f);                                                                          \
     cli_print_json_number(f, r->field);
@@ -113,6 +142,10 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
                 sax_infeasible_messages[r->reason]);
         if (r->reason == SAX_INFEASIBLE_MEMORY)
             fprintf(f, "  memory per GPU %.1f GiB\n", r->memory_per_gpu_bytes / gib);
+        char why[512];
+        for (int l = 0; r->reason == SAX_INFEASIBLE_LOSSLESS && l < p->cluster.n_links; l++)
+            if (lossless_refusal(p, r, l, why, sizeof why))
+                fprintf(f, "  %s\n", why);
         return;
     }
     fprintf(f, "iteration time   %10.4f s\n", r->iteration_time_s);

@@ -247,7 +247,10 @@ static void test_infeasibility_reasons(void **state)
     assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_SCHEDULE);
     c = base();
     c.transport = SAX_TRANSPORT_ROCE; /* 0.5 ms one way: 2 x 50 GB/s x 0.5 ms = 50 MB of PFC headroom */
-    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_LOSSLESS);
+    sax_result_t lossless = eval(&problem, &c);
+    assert_int_equal(lossless.reason, SAX_INFEASIBLE_LOSSLESS);
+    assert_int_equal(lossless.lossless_refused, 1u); /* site link 0 */
+    assert_true(fabs(sax_pfc_headroom_needed(&problem.cluster, 0) - 50e6) < 1.0);
     sax_problem_t p = problem;
     p.cluster.n_links = 0; /* DP across buildings without a link */
     c = base();
@@ -256,6 +259,48 @@ static void test_infeasibility_reasons(void **state)
     c.tp = 0;
     sax_result_t r;
     assert_int_equal(sax_model_eval(&problem, &c, scratch, &r), SAX_ERR_INPUT);
+}
+
+/* Three sites of 1024 GPUs, A-B and B-C 5 us apart (1 km: 2 x 50 GB/s x 5 us = 0.5 MB of headroom),
+ * A-C 200 us (40 km: 20 MB). A pipeline of 3 stages of 1024 GPUs, one per site (order dp inside pp),
+ * crosses A-B and B-C, never A-C: lossless RoCE is feasible whatever A-C's length or bandwidth. With
+ * DP across the sites instead (a ring through A, B, C and back), A-C carries traffic and is refused. */
+static void test_lossless_only_on_links_used(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model.layers = 81; /* 27 layers per stage */
+    sax_cluster_t *cl = &p.cluster;
+    cl->n_sites = 3;
+    cl->sites[2] = cl->sites[0];
+    strcpy(cl->sites[2].name, "C");
+    cl->n_links = 3;
+    const int ends[3][2] = {{0, 1}, {1, 2}, {0, 2}};
+    const double lat[3] = {5e-6, 5e-6, 200e-6};
+    for (int l = 0; l < 3; l++) {
+        cl->links[l] = cl->links[0];
+        cl->links[l].a = ends[l][0];
+        cl->links[l].b = ends[l][1];
+        cl->links[l].latency_s = lat[l];
+    }
+    sax_candidate_t c = base();
+    c.transport = SAX_TRANSPORT_ROCE;
+    c.pp = 3;
+    c.dp = 128; /* 8 x 128 = 1024 GPUs per stage: one site each */
+    c.order[2] = SAX_DIM_DP;
+    c.order[3] = SAX_DIM_PP;
+    sax_result_t r = eval(&p, &c);
+    assert_true(r.feasible);
+    assert_true(r.link_bytes[0] > 0.0 && r.link_bytes[1] > 0.0);
+    assert_true(r.link_bytes[2] == 0.0);
+    cl->links[2].bw_Bps = 1e9; /* slower A-C: nothing changes */
+    sax_result_t slow = eval(&p, &c);
+    assert_true(slow.feasible && slow.iteration_time_s == r.iteration_time_s);
+    c.order[2] = SAX_DIM_PP; /* DP outermost: its ring goes A -> B -> C -> A */
+    c.order[3] = SAX_DIM_DP;
+    r = eval(&p, &c);
+    assert_int_equal(r.reason, SAX_INFEASIBLE_LOSSLESS);
+    assert_int_equal(r.lossless_refused, 1u << 2);
 }
 
 /* The evaluation path allocates nothing: with every allocation failing, candidates that take the
@@ -305,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_monotone_in_network),
         cmocka_unit_test(test_memory_feasibility),
         cmocka_unit_test(test_infeasibility_reasons),
+        cmocka_unit_test(test_lossless_only_on_links_used),
         cmocka_unit_test(test_no_allocation),
         cmocka_unit_test(test_cross_site_pipeline_costs),
     };
