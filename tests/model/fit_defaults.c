@@ -5,7 +5,8 @@
  * folds only (K-fold cross-validation: cases dealt round-robin), and with --leave-family-out the same
  * with one family held out at a time.
  *
- * Usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N]
+ * Usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W]
+ * (W: the weight of the max |error| in the objective, 0.3 by default)
  * Prints the fitted values and the per-case errors in sample and held out. */
 #include "sax_config.h"
 
@@ -51,6 +52,8 @@ static void apply(sax_problem_t *p, const double *x)
     p->training.tp_overlap = x[7];
 }
 
+static double max_weight = 0.3; /* --max-weight: of the max |error| in the objective */
+
 typedef struct {
     sax_case_t *cases;
     int n;
@@ -79,7 +82,7 @@ static double objective(data_t *d, const double *x)
             worst = fmax(worst, e);
             k++;
         }
-    return k > 0 ? sum / k + 0.3 * worst : 0.0;
+    return k > 0 ? sum / k + max_weight * worst : 0.0;
 }
 
 static void clamp(double *x)
@@ -182,7 +185,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr,
-                "usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N]\n");
+                "usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W]\n");
         return 2;
     }
     int folds = 0, iterations = 300;
@@ -194,6 +197,8 @@ int main(int argc, char **argv)
             family_out = true;
         else if (strcmp(argv[a], "--iterations") == 0 && a + 1 < argc)
             iterations = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--max-weight") == 0 && a + 1 < argc)
+            max_weight = atof(argv[++a]);
     }
     sax_case_t *cases = NULL;
     int n = 0;
