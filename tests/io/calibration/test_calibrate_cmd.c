@@ -627,6 +627,19 @@ static void test_inconsistent_entries(void **state)
     assert_non_null(strstr(err.text, "gemms[0].gpu"));
     assert_non_null(strstr(err.text, "\"H100\""));
 
+    /* stride: a whole number from 1; the group it places spans (gpus - 1) x stride + 1 GPUs: 16
+     * members 8 apart span 121 GPUs, more than the 96 of one unit of tier "cluster" */
+    m = measurements("stride0.json",
+                     "{\"collectives\": [{\"file\": " AR_POD
+                     ", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 16, \"stride\": 0}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "collectives[0].stride: expected an integer from 1"));
+    m = measurements("stride8.json",
+                     "{\"collectives\": [{\"file\": " AR_POD
+                     ", \"op\": \"all_reduce\", \"tier\": \"cluster\", \"gpus\": 16, \"stride\": 8}]}");
+    assert_int_equal(calibrate(m, DATA "cluster.json", true, false, NULL, NULL, 0, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "found 16 GPUs 8 apart (121 GPUs)"));
+
     /* a level's measurement must cross it and stay inside one unit of it */
     m = measurements("span-su.json", "{\"collectives\": [{\"file\": " AR_POD
                                      ", \"op\": \"all_reduce\", \"tier\": \"scale_up\", \"gpus\": 16}]}");
