@@ -48,9 +48,18 @@ static int run(int argc, char **argv)
     }
     double sum = 0.0, worst = 0.0;
     int counted = 0, failed = 0;
-    if (json)
-        printf("{\"dataset\": \"%s\", \"cases\": [", path);
-    else
+    double *errs = malloc(sizeof *errs * (size_t)(n > 0 ? n : 1)); /* |error| %, NAN when infeasible */
+    if (errs == NULL) {
+        free(scratch);
+        sax_dataset_free(cases, n);
+        fprintf(stderr, "sax validate: out of memory\n");
+        return 1;
+    }
+    if (json) {
+        printf("{\"dataset\": ");
+        cli_print_json_string(stdout, path);
+        printf(", \"cases\": [");
+    } else
         printf("%-28s %12s %12s %9s\n", "case", "measured s", "predicted s", "error %");
     for (int i = 0; i < n; i++) {
         sax_result_t r;
@@ -59,14 +68,20 @@ static int run(int argc, char **argv)
         double err_pct = NAN;
         if (st == SAX_OK && r.feasible) {
             err_pct = 100.0 * (r.iteration_time_s - cases[i].measured_s) / cases[i].measured_s;
+            errs[i] = fabs(err_pct);
             sum += fabs(err_pct);
             worst = fmax(worst, fabs(err_pct));
             counted++;
         } else {
+            errs[i] = NAN;
             failed++;
         }
         if (json) {
-            printf("%s{\"name\": \"%s\", \"measured_s\": ", i ? ", " : "", cases[i].name);
+            printf("%s{\"name\": ", i ? ", " : "");
+            cli_print_json_string(stdout, cases[i].name);
+            printf(", \"family\": ");
+            cli_print_json_string(stdout, cases[i].family);
+            printf(", \"measured_s\": ");
             cli_print_json_number(stdout, cases[i].measured_s);
             printf(", \"predicted_s\": ");
             cli_print_json_number(stdout, r.feasible ? r.iteration_time_s : NAN);
@@ -92,11 +107,48 @@ static int run(int argc, char **argv)
         cli_print_json_number(stdout, mean);
         printf(", \"max_abs_error_pct\": ");
         cli_print_json_number(stdout, counted > 0 ? worst : NAN);
-        printf("}\n");
+        printf(", \"families\": [");
     } else {
         printf("\n%d cases, %d infeasible; mean absolute error %.2f %%, max %.2f %%\n", n, failed, mean,
                worst);
+        printf("\n%-28s %6s %11s %9s %9s\n", "family", "cases", "infeasible", "mean %", "max %");
     }
+    /* per family, in the order of first appearance */
+    for (int i = 0, shown = 0; i < n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(cases[j].family, cases[i].family) == 0;
+        if (seen)
+            continue;
+        int k = 0, bad = 0;
+        double fsum = 0.0, fmaxe = 0.0;
+        for (int j = i; j < n; j++)
+            if (strcmp(cases[j].family, cases[i].family) == 0) {
+                if (isnan(errs[j])) {
+                    bad++;
+                    continue;
+                }
+                fsum += errs[j];
+                fmaxe = fmax(fmaxe, errs[j]);
+                k++;
+            }
+        const char *fam = cases[i].family[0] != '\0' ? cases[i].family : "(no family)";
+        if (json) {
+            printf("%s{\"family\": ", shown++ ? ", " : "");
+            cli_print_json_string(stdout, cases[i].family);
+            printf(", \"cases\": %d, \"infeasible\": %d, \"mean_abs_error_pct\": ", k + bad, bad);
+            cli_print_json_number(stdout, k > 0 ? fsum / k : NAN);
+            printf(", \"max_abs_error_pct\": ");
+            cli_print_json_number(stdout, k > 0 ? fmaxe : NAN);
+            printf("}");
+        } else {
+            printf("%-28.28s %6d %11d %9.2f %9.2f\n", fam, k + bad, bad, k > 0 ? fsum / k : NAN,
+                   k > 0 ? fmaxe : NAN);
+        }
+    }
+    if (json)
+        printf("]}\n");
+    free(errs);
     free(scratch);
     sax_dataset_free(cases, n);
     return failed > 0 ? 1 : 0;
@@ -106,16 +158,19 @@ const sax_command_t sax_command_validate = {
     .name = "validate",
     .synopsis = "DATASET.json [--json]",
     .summary = "compare the model with measured training runs",
-    .help = "usage: sax validate DATASET.json [--json]\n\n"
-            "Runs the cost model on every case of a dataset of measured training runs (the format of\n"
-            "../shared/validation/published-calibration.json: {\"cases\": [{\"name\", \"config\",\n"
-            "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
-            "iteration time and the signed error, then the mean and maximum absolute percentage error.\n\n"
-            "options:\n"
-            "  --json   one JSON object: {\"cases\": [{name, measured_s, predicted_s, error_pct, feasible,\n"
-            "           infeasible_reason}], mean_abs_error_pct, max_abs_error_pct, ...}\n\n"
-            "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"
-            "             2 the dataset is malformed (the message names the file and JSON path)\n",
+    .help =
+        "usage: sax validate DATASET.json [--json]\n\n"
+        "Runs the cost model on every case of a dataset of measured training runs (the format of\n"
+        "../shared/validation/published-calibration.json: {\"cases\": [{\"name\", \"config\",\n"
+        "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
+        "iteration time and the signed error, then the mean and maximum absolute percentage error,\n"
+        "overall and per family (each case's optional \"family\": the source it comes from).\n\n"
+        "options:\n"
+        "  --json   one JSON object: {\"cases\": [{name, family, measured_s, predicted_s, error_pct,\n"
+        "           feasible, infeasible_reason}], mean_abs_error_pct, max_abs_error_pct,\n"
+        "           \"families\": [{family, cases, infeasible, mean_abs_error_pct, max_abs_error_pct}]}\n\n"
+        "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"
+        "             2 the dataset is malformed (the message names the file and JSON path)\n",
     .needs_mpi = false,
     .implemented = true,
     .run = run,
