@@ -753,14 +753,20 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                 double rate[2];
                 for (int e = 0; e < 2; e++) { /* the sender up, then down, at the busiest site */
                     int x = e == 0 ? v : up;
-                    double fl = 0.0;
-                    for (int q = 0; q < g->sites; q++)
-                        fl = sax_max(fl, h_t[0] * tree_node_flows(nodes, x, 0, g->sites, q) +
-                                             h_t[1] * tree_node_flows(nodes, x, 1, g->sites, q));
+                    double fl = 0.0, dom = 0.0; /* flows on x's NIC, and on its domain's uplink */
+                    for (int q = 0; q < g->sites; q++) {
+                        double f0 = tree_node_flows(nodes, x, 0, g->sites, q),
+                               f1 = tree_node_flows(nodes, x, 1, g->sites, q);
+                        fl = sax_max(fl, h_t[0] * f0 + h_t[1] * f1);
+                        dom = sax_max(dom, c_t[0] * f0 + c_t[1] * f1);
+                    }
                     rate[e] = nic_Bps(cl) / fl;
-                    for (int u = 0; u < cl->n_tiers && u <= n_lv - 1; u++)
+                    /* the uplinks of the units the hop leaves (levels below the one it crosses):
+                     * the domain's with x's own domain's flows, a wider unit's with its busiest unit's */
+                    for (int u = 0; u < cl->n_tiers && u <= n_lv - 1 && u < level; u++)
                         if (unit_flows[u] > 0.0)
-                            rate[e] = sax_min(rate[e], uplink_share(cl, lay, g, u, 1) / unit_flows[u]);
+                            rate[e] = sax_min(rate[e], uplink_share(cl, lay, g, u, 1) /
+                                                           (u == 0 ? dom : unit_flows[u]));
                 }
                 double lat = level_latency(cl, level);
                 here += 2.0 * lat + chunk / rate[0] + chunk / rate[1];

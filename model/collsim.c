@@ -31,7 +31,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define SIM_MAX_RES 20 /* resources one flow crosses */
 #define SIM_RING_SLICES 2
@@ -679,14 +678,6 @@ static sax_status_t run_flat(sim_t *s, const group_set_t *gs, const flat_t *fl, 
         }
     }
     fair_shares(s, f, nc);
-    if (getenv("SIMDBG")) {
-        double lo = INFINITY, hi = 0;
-        for (long q = 0; q < nc; q++) {
-            lo = fmin(lo, f[q].rate_Bps);
-            hi = fmax(hi, f[q].rate_Bps);
-        }
-        fprintf(stderr, "flows %ld rates %.4g..%.4g resources %zu\n", nc, lo, hi, s->map.n);
-    }
 
     if (fl->shape == SHAPE_RING) {
         work = malloc(sizeof(double) * (size_t)n * (3 + 8 + SIM_RING_SLOTS + 3) + sizeof(bool) * (size_t)n);
