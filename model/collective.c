@@ -635,7 +635,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
     double c_t[2] = {ceil(ch / 2.0), floor(ch / 2.0)}; /* channels of each tree */
     /* per GPU of a domain, the channels of each tree it heads, and how many times it sits inside a chain
      * (up and down over NVLink) or at its head or tail (one of the two) */
-    double h_t[2] = {0.0, 0.0}, nvl_flows = 0.0;
+    enum { TREE_CHAIN_KEPT = 256 }; /* each GPU's NVLink flows, for domains of at most this many members */
+    double h_t[2] = {0.0, 0.0}, nvl_flows = 0.0, gpu_flows[TREE_CHAIN_KEPT];
     for (int j = 0; j < m0; j++) {
         double heads[2] = {0.0, 0.0}, flows = 0.0;
         for (int k = 0; k < ch; k++) {
@@ -646,6 +647,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
         h_t[0] = sax_max(h_t[0], heads[0]);
         h_t[1] = sax_max(h_t[1], heads[1]);
         nvl_flows = sax_max(nvl_flows, flows);
+        if (j < TREE_CHAIN_KEPT)
+            gpu_flows[j] = flows;
     }
     int nodes = g->units[0] / g->sites; /* domains of a site */
     int n_lv = site_level - 1;          /* levels 1 .. n_lv inside a site */
@@ -664,6 +667,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
             nic_flows = sax_max(nic_flows, h_t[0] * f0 + h_t[1] * f1);
             unit_flows[0] = sax_max(unit_flows[0], c_t[0] * f0 + c_t[1] * f1); /* the domain's */
         }
+    enum { TREE_UNITS_KEPT = 256 }; /* each unit's own flows, for levels of at most this many units */
+    double unit_out[SAX_MAX_LEVELS][TREE_UNITS_KEPT];
     for (int l = 1; l < n_lv && l < cl->n_tiers; l++)
         for (int u0 = 0; u0 < nodes; u0 += per_unit[l]) {
             double out = 0.0;
@@ -675,7 +680,22 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                            ((up >= 0 && up / per_unit[l] != unit) + (d0 >= 0 && d0 / per_unit[l] != unit) +
                             (d1 >= 0 && d1 / per_unit[l] != unit));
                 }
+            for (int t = 0; t < 2 && g->sites > 1; t++) { /* the sites' tree leaves the unit of the root */
+                for (int i = u0; i < u0 + per_unit[l] && i < nodes; i++) {
+                    int up, d0, d1;
+                    sax_dtree_node(nodes, i, t, &up, &d0, &d1);
+                    if (up >= 0)
+                        continue;
+                    double site_flows = 0.0;
+                    for (int q = 0; q < g->sites; q++)
+                        site_flows = sax_max(site_flows, tree_node_flows(nodes, i, t, g->sites, q) -
+                                                             (d0 >= 0) - (d1 >= 0));
+                    out += c_t[t] * site_flows;
+                }
+            }
             unit_flows[l] = sax_max(unit_flows[l], out);
+            if (u0 / per_unit[l] < TREE_UNITS_KEPT)
+                unit_out[l][u0 / per_unit[l]] = out;
         }
     double nvl = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
     double r_nvl = nvl_flows > 0.0 ? nvl / nvl_flows : INFINITY;
@@ -684,7 +704,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
         if (unit_flows[t] > 0.0)
             r_net = sax_min(r_net, uplink_share(cl, lay, g, t, 1) / unit_flows[t]);
     /* the sites' tree edge by edge: routes, latencies and loads */
-    double edge_rate[2][SAX_MAX_SITES], edge_lat[2][SAX_MAX_SITES], site_path = 0.0, pipe = 0.0;
+    double edge_rate[2][SAX_MAX_SITES], edge_rate_dn[2][SAX_MAX_SITES], edge_lat[2][SAX_MAX_SITES];
+    double site_path = 0.0, pipe = 0.0;
     double k = ceil(per_channel / chunk);
     if (g->sites > 1) {
         int f = g->sites;
@@ -707,31 +728,38 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                     continue;
                 int hops = sax_site_route(cl, g->site[q], g->site[p], links, dirs);
                 double route_lat = 0.0, rate = route_cap(cl, c, g->site[q], g->site[p], &route_lat);
-                /* the two site heads' NICs: the root of tree t in each site */
-                for (int end = 0; end < 2; end++) {
+                /* each way at its sender's shares: up the child site head's NIC and units, down the
+                 * parent's */
+                double shared = rate, end_rate[2];
+                for (int h = 0; h < hops; h++)
+                    shared = sax_min(shared, cl->links[links[h]].bw_Bps /
+                                                 sax_max(flows[links[h]][0], flows[links[h]][1]));
+                for (int end = 0; end < 2; end++) { /* the root of tree t in site q (up), p (down) */
                     int site = end == 0 ? q : p, root = 0;
                     for (int i = 0; i < nodes; i++)
                         if (sax_dtree_parent(nodes, i, t) < 0)
                             root = i;
-                    rate = sax_min(rate, nic_Bps(cl) / (h_t[0] * tree_node_flows(nodes, root, 0, f, site) +
-                                                        h_t[1] * tree_node_flows(nodes, root, 1, f, site)));
+                    double f0 = tree_node_flows(nodes, root, 0, f, site),
+                           f1 = tree_node_flows(nodes, root, 1, f, site);
+                    double r = sax_min(shared, nic_Bps(cl) / (h_t[0] * f0 + h_t[1] * f1));
+                    for (int u = 0; u < cl->n_tiers && u <= n_lv - 1; u++) {
+                        double own = u == 0 ? c_t[0] * f0 + c_t[1] * f1 : unit_flows[u];
+                        if (own > 0.0)
+                            r = sax_min(r, uplink_share(cl, lay, g, u, 1) / own);
+                    }
+                    end_rate[end] = r * route_efficiency(cl, c, g->site[q], g->site[p], r);
                 }
-                for (int u = 0; u < cl->n_tiers && u <= n_lv - 1; u++)
-                    if (unit_flows[u] > 0.0)
-                        rate = sax_min(rate, uplink_share(cl, lay, g, u, 1) / unit_flows[u]);
-                for (int h = 0; h < hops; h++)
-                    rate = sax_min(rate, cl->links[links[h]].bw_Bps /
-                                             sax_max(flows[links[h]][0], flows[links[h]][1]));
-                edge_rate[t][q] = rate * route_efficiency(cl, c, g->site[q], g->site[p], rate);
+                edge_rate[t][q] = end_rate[0];
+                edge_rate_dn[t][q] = end_rate[1];
                 edge_lat[t][q] = level_latency(cl, site_level) + route_lat;
-                pipe =
-                    sax_max(pipe, chunks_start(k, chunk / edge_rate[t][q], edge_lat[t][q], SAX_NCCL_STEPS));
+                pipe = sax_max(pipe, chunks_start(k, chunk / sax_min(end_rate[0], end_rate[1]),
+                                                  edge_lat[t][q], SAX_NCCL_STEPS));
             }
         for (int t = 0; t < 2 && c_t[t] > 0.0; t++)
             for (int q = 0; q < f; q++) {
-                double path = 0.0;
+                double path = 0.0; /* up and down, halved: doubled with the rest below */
                 for (int v = q; sax_dtree_parent(f, v, t) >= 0; v = sax_dtree_parent(f, v, t))
-                    path += edge_lat[t][v] + chunk / edge_rate[t][v];
+                    path += edge_lat[t][v] + 0.5 * (chunk / edge_rate[t][v] + chunk / edge_rate_dn[t][v]);
                 site_path = sax_max(site_path, path);
             }
     }
@@ -761,12 +789,16 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                         dom = sax_max(dom, c_t[0] * f0 + c_t[1] * f1);
                     }
                     rate[e] = nic_Bps(cl) / fl;
-                    /* the uplinks of the units the hop leaves (levels below the one it crosses):
-                     * the domain's with x's own domain's flows, a wider unit's with its busiest unit's */
-                    for (int u = 0; u < cl->n_tiers && u <= n_lv - 1 && u < level; u++)
-                        if (unit_flows[u] > 0.0)
-                            rate[e] = sax_min(rate[e], uplink_share(cl, lay, g, u, 1) /
-                                                           (u == 0 ? dom : unit_flows[u]));
+                    /* the uplinks of the units the hop leaves (levels below the one it crosses), each
+                     * at the flows of x's own unit (the busiest unit's where there are too many) */
+                    for (int u = 0; u < cl->n_tiers && u <= n_lv - 1 && u < level; u++) {
+                        double own = u == 0 ? dom
+                                     : (nodes + per_unit[u] - 1) / per_unit[u] <= TREE_UNITS_KEPT
+                                         ? unit_out[u][x / per_unit[u]]
+                                         : unit_flows[u];
+                        if (own > 0.0)
+                            rate[e] = sax_min(rate[e], uplink_share(cl, lay, g, u, 1) / own);
+                    }
                 }
                 double lat = level_latency(cl, level);
                 here += 2.0 * lat + chunk / rate[0] + chunk / rate[1];
@@ -775,9 +807,19 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
             path = sax_max(path, here);
         }
     path /= 2.0;  /* up and down counted above; doubled with the rest below */
-    if (m0 > 1) { /* the chain */
-        double lat = cl->scale_up.latency_s;
-        path += (m0 - 1) * (lat + chunk / r_nvl);
+    if (m0 > 1) { /* the chain: up from its tail, down from its head, each hop at its sender's share */
+        double lat = cl->scale_up.latency_s, chain = chunk / r_nvl * (m0 - 1);
+        if (m0 <= TREE_CHAIN_KEPT && nvl < INFINITY) {
+            chain = 0.0;
+            for (int k2 = 0; k2 < ch; k2++) {
+                int head = (k2 / 2) % m0;
+                double here = 0.0;
+                for (int p = 1; p < m0; p++)
+                    here += 0.5 * chunk * (gpu_flows[(head + p) % m0] + gpu_flows[(head + p - 1) % m0]) / nvl;
+                chain = sax_max(chain, here);
+            }
+        }
+        path += (m0 - 1) * lat + chain;
         pipe = sax_max(pipe, chunks_start(k, chunk / r_nvl, lat, SAX_NCCL_STEPS));
     }
     /* the first chunk up and down; the last chunk leaves its slowest edge after the others */

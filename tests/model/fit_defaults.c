@@ -184,8 +184,9 @@ static void report(const char *what, const double *err, int n)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr,
-                "usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W]\n");
+        fprintf(
+            stderr,
+            "usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W]\n");
         return 2;
     }
     int folds = 0, iterations = 300;
