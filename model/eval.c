@@ -690,9 +690,9 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     traffic_add(&all, &tr_dp, 1.0, cl->n_links);
     r->cross_site_bytes_per_iteration = all.xsite_bytes;
     for (int l = 0; l < cl->n_links; l++) { /* the busier direction */
-        r->link_bytes[l] = all.link_bytes[l][0] + all.link_bytes[l][1];
-        r->link_busy_s[l] = fmax(all.link_bytes[l][0], all.link_bytes[l][1]) / cl->links[l].bw_Bps;
-        r->link_utilisation[l] = r->link_busy_s[l] / t_iter;
+        r->link_bytes[l] = (float)(all.link_bytes[l][0] + all.link_bytes[l][1]);
+        r->link_utilisation[l] =
+            (float)(fmax(all.link_bytes[l][0], all.link_bytes[l][1]) / (cl->links[l].bw_Bps * t_iter));
     }
 
     double peak = 0.0;

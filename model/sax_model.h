@@ -281,14 +281,14 @@ typedef struct {
     double memory_per_gpu_bytes; /* worst stage */
     double mem_weights_bytes, mem_grads_bytes, mem_optimizer_bytes, mem_activations_bytes;
     double cross_site_bytes_per_iteration;
-    double breakdown_s[SAX_PHASE_COUNT];    /* sums to iteration_time_s */
-    double comm_s[SAX_DIM_COUNT];           /* total time of each dimension's traffic, hidden or not */
-    uint32_t lossless_refused;              /* SAX_INFEASIBLE_LOSSLESS: bit l set for each site link the job's
-                                               traffic crosses whose PFC headroom is short */
-    double link_bytes[SAX_MAX_LINKS];       /* bytes over each site link per iteration, both directions */
-    double link_busy_s[SAX_MAX_LINKS];      /* time its busier direction is busy: that direction's bytes /
-                                               its capacity */
-    double link_utilisation[SAX_MAX_LINKS]; /* link_busy_s / iteration time */
+    double breakdown_s[SAX_PHASE_COUNT]; /* sums to iteration_time_s */
+    double comm_s[SAX_DIM_COUNT];        /* total time of each dimension's traffic, hidden or not */
+    uint32_t lossless_refused; /* SAX_INFEASIBLE_LOSSLESS: bit l set for each site link the job's traffic
+                                  crosses whose PFC headroom is short */
+    /* per site link, in single precision (a sweep keeps, merges and checkpoints many results): */
+    float link_bytes[SAX_MAX_LINKS];       /* bytes over it per iteration, both directions */
+    float link_utilisation[SAX_MAX_LINKS]; /* its busier direction's bytes / (capacity x iteration
+                                              time): busy time = utilisation x iteration time */
     int gpus_used;
 } sax_result_t;
 

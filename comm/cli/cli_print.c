@@ -114,7 +114,7 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
         fputs("], \"bytes\": ", f);
         cli_print_json_number(f, r->link_bytes[l]);
         fputs(", \"busy_s\": ", f);
-        cli_print_json_number(f, r->link_busy_s[l]);
+        cli_print_json_number(f, (double)r->link_utilisation[l] * r->iteration_time_s);
         fputs(", \"utilisation\": ", f);
         cli_print_json_number(f, r->link_utilisation[l]);
         fputs("}", f);
@@ -161,7 +161,8 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
     for (int l = 0; l < p->cluster.n_links; l++)
         fprintf(f, "site link %-2d      %9.1f %% busy (%s-%s: %.4g B, busy %.4g s)\n", l,
                 100.0 * r->link_utilisation[l], p->cluster.sites[p->cluster.links[l].a].name,
-                p->cluster.sites[p->cluster.links[l].b].name, r->link_bytes[l], r->link_busy_s[l]);
+                p->cluster.sites[p->cluster.links[l].b].name, (double)r->link_bytes[l],
+                (double)r->link_utilisation[l] * r->iteration_time_s);
     fprintf(f, "breakdown:\n");
     for (int i = 0; i < SAX_PHASE_COUNT; i++)
         fprintf(f, "  %-12s %10.4f s  %5.1f %%\n", sax_phase_names[i], r->breakdown_s[i],

@@ -156,13 +156,12 @@ static void test_breakdown_sums_and_dp_crosses_sites(void **state)
     assert_int_equal(r.gpus_used, 2048);
     assert_true(r.cross_site_bytes_per_iteration > 0.0); /* DP spans the two buildings */
     assert_true(r.link_utilisation[0] > 0.0);
-    /* two sites, one link: every cross-site byte crosses it once; its busier direction carries at
-     * least half of them, and the utilisation is that direction's busy time over the iteration */
-    double cap = problem.cluster.links[0].bw_Bps;
-    assert_true(fabs(r.link_bytes[0] - r.cross_site_bytes_per_iteration) <= 1e-9 * r.link_bytes[0]);
-    assert_true(r.link_busy_s[0] >= r.link_bytes[0] / 2.0 / cap * (1.0 - 1e-12));
-    assert_true(r.link_busy_s[0] <= r.link_bytes[0] / cap * (1.0 + 1e-12));
-    assert_true(fabs(r.link_utilisation[0] - r.link_busy_s[0] / r.iteration_time_s) < 1e-12);
+    /* two sites, one link: every cross-site byte crosses it once (single precision: 1e-6); its
+     * busier direction carries from half to all of them over the iteration at capacity */
+    double cap = problem.cluster.links[0].bw_Bps, busy = r.link_utilisation[0] * r.iteration_time_s;
+    assert_true(fabs(r.link_bytes[0] - r.cross_site_bytes_per_iteration) <= 1e-6 * r.link_bytes[0]);
+    assert_true(busy >= r.link_bytes[0] / 2.0 / cap * (1.0 - 1e-6));
+    assert_true(busy <= r.link_bytes[0] / cap * (1.0 + 1e-6));
     assert_true(r.link_utilisation[0] <= 1.0);
     /* tokens/s and MFU follow from the time by their definitions */
     assert_true(fabs(r.tokens_per_s - 512.0 * 8192 / r.iteration_time_s) < 1e-6 * r.tokens_per_s);
