@@ -458,23 +458,11 @@ sax_status_t sax_config_parse(const char *json_text, const char *name_for_messag
     memset(cfg, 0, sizeof *cfg);
     if (json_text == NULL)
         return sax_error_set(err, SAX_ERR_INPUT, "%s: expected JSON text, found nothing", name);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(json_text, &end, true);
-    if (root == NULL) {
-        int line = 1, col = 1;
-        for (const char *p = json_text; end != NULL && p < end && *p != '\0'; p++) {
-            if (*p == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        return sax_error_set(err, SAX_ERR_INPUT,
-                             "%s:%d:%d: expected valid JSON, found a syntax error near \"%.20s\"", name, line,
-                             col, end != NULL ? end : "");
-    }
-    sax_status_t st = sax_config_from_json(root, name, "", cfg, err);
+    cJSON *root;
+    sax_status_t st = sax_json_parse(json_text, name, &root, err);
+    if (st != SAX_OK)
+        return st;
+    st = sax_config_from_json(root, name, "", cfg, err);
     cJSON_Delete(root);
     return st;
 }

@@ -137,3 +137,11 @@ mut("scenario-too-many-values", setter("space", "scenarios", {
 # ---- baselines that contradict the space ----
 mut("baseline-tp-outside-space", setter("space", "baselines", "production", "tp", 16))
 mut("baseline-fixed-key-differs", setter("space", "baselines", "production", "sequence_parallel", True))
+
+# ---- added for the reliability issue's second round (docs/reliability.md, "Bad input") ----
+# Duplicate keys in any object, found when the text is read: cJSON keeps both members and every
+# lookup returns the first, so the second would be silently ignored.
+prod = '"production": {\n    "order": ['
+assert prod in text
+raw("duplicate-baseline-name", text.replace(prod, '"production": {"schedule": "1f1b"},\n   ' + prod, 1))
+
