@@ -317,8 +317,14 @@ static sax_status_t resolve_candidate(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
     *c = fixed->fixed;
     size_t mark = cf_push_key(ctx, "parallelism");
     if (c->dp == 0) {
-        int64_t gpus = total_gpus(cl), per = (int64_t)c->tp * c->cp * c->pp;
+        const int inner[3] = {c->tp, c->cp, c->pp};
+        int64_t gpus = total_gpus(cl), per = sax_degrees_product(inner, 3, gpus);
         size_t m2 = cf_push_key(ctx, "dp");
+        if (per > gpus)
+            return cf_fail(ctx,
+                           "expected \"auto\" to divide the %lld GPUs of the sites by tp x cp x pp, found "
+                           "tp x cp x pp larger than that (tp = %d, cp = %d, pp = %d)",
+                           (long long)gpus, c->tp, c->cp, c->pp);
         if (gpus % per != 0 || gpus / per > INT32_MAX)
             return cf_fail(ctx,
                            "expected \"auto\" to divide the %lld GPUs of the sites by tp x cp x pp = %lld, "

@@ -145,3 +145,14 @@ prod = '"production": {\n    "order": ['
 assert prod in text
 raw("duplicate-baseline-name", text.replace(prod, '"production": {"schedule": "1f1b"},\n   ' + prod, 1))
 
+
+def huge_sites(d):
+    """Two sites of 2^30 GPUs: 2^31 in all, one more than a 32-bit count holds (dp "auto" uses them all)."""
+    d["parallelism"]["dp"] = "auto"
+    d["cluster"]["tiers"][0]["gpus"] = 4096
+    d["cluster"]["tiers"][1]["gpus"] = 2**30
+    for s in d["cluster"]["sites"]:
+        s["gpus"] = 2**30
+
+
+mut("gpus-total-overflow", huge_sites)
