@@ -156,3 +156,9 @@ def huge_sites(d):
 
 
 mut("gpus-total-overflow", huge_sites)
+# Denormal and absurdly small quantities: above 0, yet any time divided by them is infinite.
+mut("denormal-bandwidth", setter("cluster", "site_links", 0, "bandwidth", 5e-324))
+mut("denormal-peak-flops", setter("cluster", "gpu", "peak_flops", 5e-324))
+mut("denormal-window", setter("cluster", "site_links", 0, "window", 5e-324))
+mut("denormal-efficiency", setter("cluster", "tiers", 0, "efficiency", 1e-320))
+mut("tiny-bandwidth-string", setter("cluster", "scale_up", "bandwidth", "1e-300 Gbit/s"))
