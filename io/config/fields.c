@@ -43,6 +43,17 @@ void cf_pop(cf_ctx_t *ctx, size_t mark)
     ctx->path[mark] = '\0';
 }
 
+sax_status_t cf_check_name(cf_ctx_t *ctx, const char *name)
+{
+    for (size_t i = 0; name[i] != '\0'; i++) {
+        unsigned char ch = (unsigned char)name[i];
+        if (ch < 0x20 || ch == 0x7f)
+            return cf_fail(ctx, "expected a name without control characters, found U+%04X at character %zu",
+                           (unsigned)ch, i + 1);
+    }
+    return SAX_OK;
+}
+
 sax_status_t cf_fail(cf_ctx_t *ctx, const char *fmt, ...)
 {
     char msg[768];
@@ -378,6 +389,9 @@ sax_status_t cf_parse_value(cf_ctx_t *ctx, const cf_field_t *f, const cJSON *ite
         if (len >= f->size)
             return cf_fail(ctx, "expected a string of at most %zu characters, found %s (%zu)", f->size - 1,
                            found, len);
+        sax_status_t st = cf_check_name(ctx, item->valuestring);
+        if (st != SAX_OK)
+            return st;
         memset(at(base, f), 0, f->size);
         memcpy(at(base, f), item->valuestring, len);
         return SAX_OK;

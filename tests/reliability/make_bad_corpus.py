@@ -162,3 +162,7 @@ mut("denormal-peak-flops", setter("cluster", "gpu", "peak_flops", 5e-324))
 mut("denormal-window", setter("cluster", "site_links", 0, "window", 5e-324))
 mut("denormal-efficiency", setter("cluster", "tiers", 0, "efficiency", 1e-320))
 mut("tiny-bandwidth-string", setter("cluster", "scale_up", "bandwidth", "1e-300 Gbit/s"))
+# Names with control characters: a BEL or an escape sequence in a table would act on the terminal.
+mut("control-char-site-name", lambda d: (setter("cluster", "sites", 0, "name", "A\a")(d),
+                                         setter("cluster", "site_links", 0, "between", ["A\a", "B"])(d)))
+mut("control-char-baseline-name", lambda d: d["space"]["baselines"].update({"prod\aB": {"schedule": "1f1b"}}))
