@@ -5,6 +5,7 @@
 #include "model_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -357,6 +358,14 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->act_peak_layer = fmax(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
+int64_t sax_degrees_product(const int *degrees, int n, int64_t cap)
+{
+    int64_t v = 1; /* stays <= cap <= 2^31 - 1 before each step: the product fits 62 bits */
+    for (int i = 0; i < n && v <= cap; i++)
+        v *= degrees[i];
+    return v;
+}
+
 sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                             sax_result_t *r)
 {
@@ -374,13 +383,16 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     const sax_model_desc_t *md = &p->model;
     const sax_cluster_t *cl = &p->cluster;
     r->model_flops_per_iteration = sax_model_flops_per_iteration(md, p->training.global_batch);
-    r->gpus_used = c->tp * c->cp * c->pp * c->dp;
     r->reason = SAX_FEASIBLE;
 
-    long total_gpus = 0;
+    /* the sites hold at most 2^31 - 1 GPUs (the loader's bound) */
+    int64_t total_gpus = 0;
     for (int i = 0; i < cl->n_sites; i++)
         total_gpus += cl->sites[i].gpus;
-    if (r->gpus_used > total_gpus)
+    const int degrees[4] = {c->tp, c->cp, c->pp, c->dp};
+    int64_t used = sax_degrees_product(degrees, 4, total_gpus < INT32_MAX ? total_gpus : INT32_MAX);
+    r->gpus_used = used > INT32_MAX ? INT32_MAX : (int)used;
+    if (used > total_gpus)
         return infeasible(r, SAX_INFEASIBLE_GPUS);
     if (c->pp > SAX_SIM_MAX_STAGES)
         return infeasible(r, SAX_INFEASIBLE_SIMULATION);

@@ -315,6 +315,11 @@ void sax_cluster_set_defaults(sax_cluster_t *c);
  * are then reported infeasible with SAX_INFEASIBLE_SIMULATION). Returns SAX_ERR_INPUT only for a
  * malformed problem/candidate (zero degrees); an unrunnable candidate is SAX_OK with
  * result->feasible false. */
+/* The product of `n` degrees (each >= 0 and an int), computed in 64 bits and stopped as soon as it
+ * exceeds `cap` (<= INT32_MAX): exact when it is at most `cap`, otherwise some value above `cap`,
+ * never an overflow. For tp x cp x pp x dp against the GPUs of the sites. */
+int64_t sax_degrees_product(const int *degrees, int n, int64_t cap);
+
 typedef struct sax_scratch sax_scratch_t;
 size_t sax_scratch_size(void);
 /* Prepares caller-allocated scratch (sax_scratch_size() bytes) before its first use. */

@@ -41,7 +41,8 @@ double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *
                               sax_scratch_t *scratch, int64_t *evals)
 {
     const sax_candidate_t *c = &cur->candidate;
-    int64_t used = (int64_t)c->tp * c->cp * c->pp * c->dp;
+    const int degrees[4] = {c->tp, c->cp, c->pp, c->dp};
+    int64_t used = sax_degrees_product(degrees, 4, INT32_MAX);
     double floor_s = sax_search_flops_bound(s, cur->scenario, used);
     bool ideal_net = pos <= SAX_SEARCH_NET_POS;
     const sax_problem_t *relaxed =

@@ -55,15 +55,16 @@ static sax_skip_t check_pp(const sax_search_t *s, int scenario, sax_candidate_t 
 /* dp "auto" (coded 0) takes every GPU of the scenario. */
 static sax_skip_t check_dp(const sax_search_t *s, int scenario, sax_candidate_t *c)
 {
-    int64_t inner = (int64_t)c->tp * c->cp * c->pp;
+    const int degrees[3] = {c->tp, c->cp, c->pp};
     int64_t gpus = s->gpus[scenario];
+    int64_t inner = sax_degrees_product(degrees, 3, gpus < INT32_MAX ? gpus : INT32_MAX);
     if (c->dp == 0) {
         if (gpus % inner != 0)
             return SAX_SKIP_DP_AUTO;
         c->dp = (int)(gpus / inner);
         return SAX_SKIP_NONE;
     }
-    return inner * c->dp > gpus ? SAX_SKIP_GPUS : SAX_SKIP_NONE;
+    return inner > gpus || inner * c->dp > gpus ? SAX_SKIP_GPUS : SAX_SKIP_NONE;
 }
 
 static sax_skip_t check_ep(const sax_search_t *s, int scenario, sax_candidate_t *c)

@@ -2,6 +2,7 @@
  * squares (PETSc) and writes a calibrated configuration (docs/calibration.md). The fit is small and
  * serial: under mpirun, rank 0 does it and every rank returns its exit status. */
 #include "cli.h"
+#include "cli_output.h"
 #include "sax_calibration.h"
 
 #include <mpi.h>
@@ -60,7 +61,10 @@ static int run(int argc, char **argv)
     int status = 0;
     if (rank == 0) {
         sax_error_t err = {{0}};
-        sax_status_t st = sax_calibrate_run(&opts, stdout, &err);
+        const char *inputs[] = {opts.measurements_path, opts.config_path, opts.holdout_path, NULL};
+        sax_status_t st = sax_cli_check_output(opts.output_path, inputs, &err);
+        if (st == SAX_OK)
+            st = sax_calibrate_run(&opts, stdout, &err);
         fflush(stdout);
         if (st != SAX_OK)
             fprintf(stderr, "sax calibrate: %s\n", err.text);

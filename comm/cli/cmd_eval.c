@@ -1,5 +1,6 @@
 /* cmd_eval.c - `sax eval`: the cost model on the one configuration a file fixes. */
 #include "cli.h"
+#include "cli_output.h"
 #include "cli_print.h"
 #include "sax_config.h"
 
@@ -31,7 +32,13 @@ static int run(int argc, char **argv)
         return usage();
     sax_config_t cfg;
     sax_error_t err = {{0}};
-    sax_status_t st = sax_config_load(path, &cfg, &err);
+    const char *inputs[] = {path, NULL};
+    sax_status_t st = sax_cli_check_output(trace, inputs, &err);
+    if (st != SAX_OK) {
+        fprintf(stderr, "sax eval: %s\n", err.text);
+        return sax_status_exit_code(st);
+    }
+    st = sax_config_load(path, &cfg, &err);
     if (st != SAX_OK) {
         fprintf(stderr, "sax eval: %s\n", err.text);
         return sax_status_exit_code(st);

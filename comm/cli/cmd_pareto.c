@@ -1,6 +1,7 @@
 /* cmd_pareto.c - `sax pareto`: the non-dominated candidates of a results file over chosen output
  * columns (io/reports/pareto_report.c does the work). */
 #include "cli.h"
+#include "cli_output.h"
 #include "sax_reports.h"
 
 #include <stdio.h>
@@ -56,7 +57,12 @@ static int run(int argc, char **argv)
     }
     if (!o.path)
         return usage("no results file given");
-    sax_status_t st = objectives ? sax_pareto_parse_objectives(objectives, &o, &err) : SAX_OK;
+    const char *inputs[] = {o.path, NULL};
+    sax_status_t st = sax_cli_check_output(o.csv_path, inputs, &err);
+    if (st == SAX_OK)
+        st = sax_cli_check_output(o.svg_path, inputs, &err);
+    if (st == SAX_OK && objectives)
+        st = sax_pareto_parse_objectives(objectives, &o, &err);
     if (st == SAX_OK)
         st = sax_pareto_report(&o, stdout, &err);
     if (st != SAX_OK) {

@@ -3,6 +3,7 @@
  * This is the glue between comm/ and io/, which do not know each other. */
 #define _POSIX_C_SOURCE 200809L /* sigaction, isatty, fileno */
 #include "cli.h"
+#include "cli_output.h"
 #include "cli_print.h"
 #include "sax_comm.h"
 #include "sax_config.h"
@@ -643,7 +644,12 @@ static int run(int argc, char **argv)
     snprintf(ckpt, ckpt_len, "%s%s", a.out, SAX_CHECKPOINT_SUFFIX);
     uint64_t hash = sweep_hash(&cfg, &a);
     if (rank == 0) {
-        st = sax_results_check_target(a.out, a.force, &err);
+        const char *inputs[] = {a.config, NULL};
+        st = sax_cli_check_output(a.out, inputs, &err);
+        if (st == SAX_OK)
+            st = sax_cli_check_output(ckpt, inputs, &err);
+        if (st == SAX_OK)
+            st = sax_results_check_target(a.out, a.force, &err);
         if (st == SAX_OK && a.resume) {
             st = sax_checkpoint_load(ckpt, hash, &elapsed_before, &done, acc, &err);
         } else if (st == SAX_OK && !a.force && access(ckpt, F_OK) == 0) {

@@ -582,12 +582,8 @@ sax_status_t sax_calibrate_run(const sax_calibrate_opts_t *opts, FILE *out, sax_
         goto done;
     if ((s = cal_read_text_file(opts->measurements_path, "the measurements", &text, err)) != SAX_OK)
         goto done;
-    root = cJSON_Parse(text);
-    if (root == NULL) {
-        s = sax_error_set(err, SAX_ERR_INPUT, "%s: not valid JSON (near \"%.30s\")", opts->measurements_path,
-                          cJSON_GetErrorPtr() != NULL ? cJSON_GetErrorPtr() : "");
+    if ((s = sax_json_parse(text, opts->measurements_path, &root, err)) != SAX_OK)
         goto done;
-    }
     if ((s = check_keys(root, top_keys, opts->measurements_path, "(top level)", err)) != SAX_OK)
         goto done;
     const cJSON *coll = cJSON_GetObjectItemCaseSensitive(root, "collectives");

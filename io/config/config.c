@@ -317,8 +317,14 @@ static sax_status_t resolve_candidate(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
     *c = fixed->fixed;
     size_t mark = cf_push_key(ctx, "parallelism");
     if (c->dp == 0) {
-        int64_t gpus = total_gpus(cl), per = (int64_t)c->tp * c->cp * c->pp;
+        const int inner[3] = {c->tp, c->cp, c->pp};
+        int64_t gpus = total_gpus(cl), per = sax_degrees_product(inner, 3, gpus);
         size_t m2 = cf_push_key(ctx, "dp");
+        if (per > gpus)
+            return cf_fail(ctx,
+                           "expected \"auto\" to divide the %lld GPUs of the sites by tp x cp x pp, found "
+                           "tp x cp x pp larger than that (tp = %d, cp = %d, pp = %d)",
+                           (long long)gpus, c->tp, c->cp, c->pp);
         if (gpus % per != 0 || gpus / per > INT32_MAX)
             return cf_fail(ctx,
                            "expected \"auto\" to divide the %lld GPUs of the sites by tp x cp x pp = %lld, "
@@ -458,23 +464,11 @@ sax_status_t sax_config_parse(const char *json_text, const char *name_for_messag
     memset(cfg, 0, sizeof *cfg);
     if (json_text == NULL)
         return sax_error_set(err, SAX_ERR_INPUT, "%s: expected JSON text, found nothing", name);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(json_text, &end, true);
-    if (root == NULL) {
-        int line = 1, col = 1;
-        for (const char *p = json_text; end != NULL && p < end && *p != '\0'; p++) {
-            if (*p == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        return sax_error_set(err, SAX_ERR_INPUT,
-                             "%s:%d:%d: expected valid JSON, found a syntax error near \"%.20s\"", name, line,
-                             col, end != NULL ? end : "");
-    }
-    sax_status_t st = sax_config_from_json(root, name, "", cfg, err);
+    cJSON *root;
+    sax_status_t st = sax_json_parse(json_text, name, &root, err);
+    if (st != SAX_OK)
+        return st;
+    st = sax_config_from_json(root, name, "", cfg, err);
     cJSON_Delete(root);
     return st;
 }

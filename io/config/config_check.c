@@ -2,6 +2,7 @@
  * hierarchy (scale-up domain < tier units < site, each a multiple of the one inside it). */
 #include "config_internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static sax_status_t fail_at(cf_ctx_t *ctx, const char *key, const char *fmt, const char *a, long long x,
@@ -67,6 +68,10 @@ static sax_status_t fail_at_index(cf_ctx_t *ctx, const char *list, int i, const 
     return st;
 }
 
+/* The most GPUs a cluster may hold: every GPU count (a site's, a tier's, the GPUs a candidate uses,
+ * tp x cp x pp x dp) is an int, so the sum over the sites must fit one. */
+#define CF_MAX_GPUS INT32_MAX
+
 sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c)
 {
     char msg[512];
@@ -89,8 +94,17 @@ sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c)
         unit = tier->gpus;
         unit_name = t == 0 ? "tiers[0]" : "the previous tier";
     }
+    int64_t total = 0;
     for (int s = 0; s < c->n_sites; s++) {
         const sax_site_t *site = &c->sites[s];
+        total += site->gpus;
+        if (total > CF_MAX_GPUS) {
+            snprintf(msg, sizeof msg,
+                     "expected at most %d GPUs in all the sites together (2^31 - 1: GPU counts, degrees and "
+                     "their products are 32-bit), found %lld up to this site",
+                     CF_MAX_GPUS, (long long)total);
+            return fail_at_index(ctx, "sites", s, "gpus", msg);
+        }
         for (int u = 0; u < s; u++)
             if (strcmp(c->sites[u].name, site->name) == 0) {
                 snprintf(msg, sizeof msg, "expected a unique site name, found \"%s\" again (sites[%d])",

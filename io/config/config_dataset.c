@@ -90,11 +90,9 @@ sax_status_t sax_dataset_load(const char *path, sax_case_t **cases, int *n, sax_
     sax_status_t st = cf_read_file(path, &text, err);
     if (st != SAX_OK)
         return st;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, true);
-    if (root == NULL) {
-        st = sax_error_set(err, SAX_ERR_INPUT, "%s: expected valid JSON, found a syntax error at byte %td",
-                           path, end != NULL ? end - text : (ptrdiff_t)0);
+    cJSON *root;
+    st = sax_json_parse(text, path, &root, err);
+    if (st != SAX_OK) {
         free(text);
         return st;
     }

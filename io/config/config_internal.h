@@ -84,6 +84,10 @@ sax_status_t cf_fail(cf_ctx_t *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Names (of a model, GPU, tier, site, baseline) are printed in tables, CSV and HDF5 attributes:
+ * SAX_ERR_INPUT at the current path for a control character (a BEL or an escape sequence would act
+ * on the terminal, a newline would break a row). */
+sax_status_t cf_check_name(cf_ctx_t *ctx, const char *name);
 /* A short description of a JSON value for "found ..." ("\"10 us\"", "a list of 3", "true"). */
 void cf_describe(const cJSON *item, char *buf, size_t n);
 

@@ -309,6 +309,9 @@ static sax_status_t parse_baselines(cf_ctx_t *ctx, const cJSON *obj, const sax_c
     for (const cJSON *b = obj->child; b != NULL; b = b->next) {
         if (b->string == NULL)
             return cf_fail(ctx, "expected an object with named keys, found an unnamed member");
+        sax_status_t bad_name = cf_check_name(ctx, b->string); /* at space.baselines: never print it */
+        if (bad_name != SAX_OK)
+            return bad_name;
         size_t mark = cf_push_key(ctx, b->string);
         if (s->n_baselines >= SAX_SPACE_MAX_BASELINES)
             return cf_fail(ctx, "expected at most %d baselines, found more", SAX_SPACE_MAX_BASELINES);

@@ -43,6 +43,17 @@ void cf_pop(cf_ctx_t *ctx, size_t mark)
     ctx->path[mark] = '\0';
 }
 
+sax_status_t cf_check_name(cf_ctx_t *ctx, const char *name)
+{
+    for (size_t i = 0; name[i] != '\0'; i++) {
+        unsigned char ch = (unsigned char)name[i];
+        if (ch < 0x20 || ch == 0x7f)
+            return cf_fail(ctx, "expected a name without control characters, found U+%04X at character %zu",
+                           (unsigned)ch, i + 1);
+    }
+    return SAX_OK;
+}
+
 sax_status_t cf_fail(cf_ctx_t *ctx, const char *fmt, ...)
 {
     char msg[768];
@@ -204,7 +215,28 @@ static void format_bound(const cf_field_t *f, double v, char *buf, size_t n)
         sax_units_format(v, f->unit, buf, n);
 }
 
-/* "an integer >= 1", "a bandwidth > 0 (e.g. \"400 Gbit/s\")", "a number in [0, 1)" */
+/* The smallest nonzero value a quantity of each kind may take (docs/reliability.md, "Bad input"):
+ * 5e-324 passes a "> 0" check, yet a time divided by it is infinite. Bytes, bandwidths and compute
+ * rates divide; below one byte, one bit/s or one FLOP/s a value is no physical quantity, so any
+ * nonzero value below those is refused (0 stays allowed where the key allows it). Times, lengths and
+ * plain numbers get a floor only where the key must be > 0 (an efficiency: one part per million). */
+static double kind_floor(const cf_field_t *f)
+{
+    if (f->type != CF_QUANTITY)
+        return 0;
+    bool positive = f->min == 0 && f->min_open;
+    switch (f->unit) {
+    case SAX_UNIT_BYTES: return 1.0;                  /* one byte */
+    case SAX_UNIT_BANDWIDTH: return 0.125;            /* one bit/s */
+    case SAX_UNIT_FLOPS: return 1.0;                  /* one FLOP/s */
+    case SAX_UNIT_TIME: return positive ? 1e-12 : 0;  /* one picosecond */
+    case SAX_UNIT_LENGTH: return positive ? 1e-3 : 0; /* one millimetre */
+    case SAX_UNIT_NONE: return positive ? 1e-6 : 0;   /* one part per million */
+    default: return 0;
+    }
+}
+
+/* "an integer >= 1", "a bandwidth >= 1 bit/s (e.g. \"400 Gbit/s\")", "a number in [0, 1)" */
 static void describe_expected(const cf_field_t *f, char *buf, size_t n)
 {
     bool has_unit = f->type == CF_QUANTITY && f->unit != SAX_UNIT_NONE;
@@ -216,14 +248,24 @@ static void describe_expected(const cf_field_t *f, char *buf, size_t n)
     else
         snprintf(what, sizeof what, "a number");
     char range[112] = "", lo[48], hi[48];
-    format_bound(f, f->min, lo, sizeof lo);
+    double min = f->min, floor_v = kind_floor(f);
+    bool min_open = f->min_open;
+    const char *zero_or = "";
+    if (floor_v > 0 && min == 0) { /* "> 0" becomes ">= floor"; ">= 0" becomes "0 or >= floor" */
+        zero_or = min_open ? "" : " 0 or";
+        min = floor_v;
+        min_open = false;
+    }
+    format_bound(f, min, lo, sizeof lo);
+    if (f->type == CF_QUANTITY && f->unit == SAX_UNIT_BANDWIDTH && min == kind_floor(f))
+        snprintf(lo, sizeof lo, "1 bit/s");
     format_bound(f, f->max, hi, sizeof hi);
-    bool has_lo = isfinite(f->min), has_hi = isfinite(f->max);
+    bool has_lo = isfinite(min), has_hi = isfinite(f->max);
     if (has_lo && has_hi)
-        snprintf(range, sizeof range, " in %s%s, %s%s", f->min_open ? "(" : "[", lo, hi,
+        snprintf(range, sizeof range, "%s in %s%s, %s%s", zero_or, min_open ? "(" : "[", lo, hi,
                  f->max_open ? ")" : "]");
     else if (has_lo)
-        snprintf(range, sizeof range, " %s %s", f->min_open ? ">" : ">=", lo);
+        snprintf(range, sizeof range, "%s %s %s", zero_or, min_open ? ">" : ">=", lo);
     else if (has_hi)
         snprintf(range, sizeof range, " %s %s", f->max_open ? "<" : "<=", hi);
     if (has_unit)
@@ -241,6 +283,8 @@ bool cf_check_range(const cf_field_t *f, double v, char *why, size_t n)
         ok = f->max_open ? v < f->max : v <= f->max;
     if (ok && is_integer_type(f))
         ok = v == floor(v);
+    if (ok && v != 0 && fabs(v) < kind_floor(f))
+        ok = false;
     if (!ok)
         describe_expected(f, why, n);
     return ok;
@@ -345,6 +389,9 @@ sax_status_t cf_parse_value(cf_ctx_t *ctx, const cf_field_t *f, const cJSON *ite
         if (len >= f->size)
             return cf_fail(ctx, "expected a string of at most %zu characters, found %s (%zu)", f->size - 1,
                            found, len);
+        sax_status_t st = cf_check_name(ctx, item->valuestring);
+        if (st != SAX_OK)
+            return st;
         memset(at(base, f), 0, f->size);
         memcpy(at(base, f), item->valuestring, len);
         return SAX_OK;

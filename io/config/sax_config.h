@@ -78,6 +78,11 @@ sax_status_t sax_config_parse(const char *json_text, const char *name_for_messag
 struct cJSON;
 sax_status_t sax_config_from_json(const struct cJSON *obj, const char *file, const char *path_prefix,
                                   sax_config_t *cfg, sax_error_t *err);
+/* Parses JSON text (the one reader of every input file: configurations, datasets, measurements).
+ * SAX_ERR_INPUT with "<name>:LINE:COL: ..." for a syntax error, and with "<name>: <path>: expected
+ * each key once ..." for a key repeated in any object (cJSON would keep both and use the first).
+ * On success `*root` is the tree (cJSON_Delete it); on error it is NULL. */
+sax_status_t sax_json_parse(const char *text, const char *name, struct cJSON **root, sax_error_t *err);
 /* Frees what `cfg` owns and zeroes it; accepts a zeroed or already finalised cfg. */
 void sax_config_fini(sax_config_t *cfg);
 

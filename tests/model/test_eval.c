@@ -258,6 +258,28 @@ static void test_infeasibility_reasons(void **state)
     c.tp = 0;
     sax_result_t r;
     assert_int_equal(sax_model_eval(&problem, &c, scratch, &r), SAX_ERR_INPUT);
+    /* degrees whose product overflows 32 (and 64) bits: more GPUs than the sites hold, never a
+     * wrapped (negative or small) count */
+    c = base();
+    c.tp = c.cp = c.pp = c.dp = 65536; /* 2^64 GPUs */
+    sax_result_t huge = eval(&problem, &c);
+    assert_int_equal(huge.reason, SAX_INFEASIBLE_GPUS);
+    assert_true(huge.gpus_used > 2048);
+    c.tp = c.cp = c.pp = c.dp = INT32_MAX;
+    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_GPUS);
+}
+
+/* tp x cp x pp x dp against a cap: exact up to the cap, above it once exceeded, no overflow */
+static void test_degrees_product(void **state)
+{
+    (void)state;
+    const int small[4] = {8, 1, 16, 16};
+    assert_int_equal(sax_degrees_product(small, 4, 2048), 2048);
+    assert_true(sax_degrees_product(small, 4, 2047) > 2047);
+    const int huge[4] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX};
+    assert_true(sax_degrees_product(huge, 4, INT32_MAX) > INT32_MAX);
+    const int wraps[2] = {65536, 32768}; /* 2^31: wraps to INT32_MIN in int arithmetic */
+    assert_int_equal(sax_degrees_product(wraps, 2, INT32_MAX), (int64_t)1 << 31);
 }
 
 /* Three sites of 1024 GPUs, A-B and B-C 5 us apart (1 km: 2 x 50 GB/s x 5 us = 0.5 MB of headroom),
@@ -350,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_memory_feasibility),
         cmocka_unit_test(test_infeasibility_reasons),
         cmocka_unit_test(test_lossless_only_on_links_used),
+        cmocka_unit_test(test_degrees_product),
         cmocka_unit_test(test_no_allocation),
         cmocka_unit_test(test_cross_site_pipeline_costs),
     };

@@ -137,3 +137,32 @@ mut("scenario-too-many-values", setter("space", "scenarios", {
 # ---- baselines that contradict the space ----
 mut("baseline-tp-outside-space", setter("space", "baselines", "production", "tp", 16))
 mut("baseline-fixed-key-differs", setter("space", "baselines", "production", "sequence_parallel", True))
+
+# ---- added for the reliability issue's second round (docs/reliability.md, "Bad input") ----
+# Duplicate keys in any object, found when the text is read: cJSON keeps both members and every
+# lookup returns the first, so the second would be silently ignored.
+prod = '"production": {\n    "order": ['
+assert prod in text
+raw("duplicate-baseline-name", text.replace(prod, '"production": {"schedule": "1f1b"},\n   ' + prod, 1))
+
+
+def huge_sites(d):
+    """Two sites of 2^30 GPUs: 2^31 in all, one more than a 32-bit count holds (dp "auto" uses them all)."""
+    d["parallelism"]["dp"] = "auto"
+    d["cluster"]["tiers"][0]["gpus"] = 4096
+    d["cluster"]["tiers"][1]["gpus"] = 2**30
+    for s in d["cluster"]["sites"]:
+        s["gpus"] = 2**30
+
+
+mut("gpus-total-overflow", huge_sites)
+# Denormal and absurdly small quantities: above 0, yet any time divided by them is infinite.
+mut("denormal-bandwidth", setter("cluster", "site_links", 0, "bandwidth", 5e-324))
+mut("denormal-peak-flops", setter("cluster", "gpu", "peak_flops", 5e-324))
+mut("denormal-window", setter("cluster", "site_links", 0, "window", 5e-324))
+mut("denormal-efficiency", setter("cluster", "tiers", 0, "efficiency", 1e-320))
+mut("tiny-bandwidth-string", setter("cluster", "scale_up", "bandwidth", "1e-300 Gbit/s"))
+# Names with control characters: a BEL or an escape sequence in a table would act on the terminal.
+mut("control-char-site-name", lambda d: (setter("cluster", "sites", 0, "name", "A\a")(d),
+                                         setter("cluster", "site_links", 0, "between", ["A\a", "B"])(d)))
+mut("control-char-baseline-name", lambda d: d["space"]["baselines"].update({"prod\aB": {"schedule": "1f1b"}}))

@@ -297,7 +297,7 @@ static const bad_t bad_files[] = {
     {"missing-required", ": model:", "missing required key \"hidden\""},
     {"non-finite", "cluster.tiers[0].bandwidth:", "found \"NaN GB/s\" (no number)"},
     {"negative", "cluster.scale_up.latency:", "expected a time >= 0"},
-    {"zero-bandwidth", "cluster.tiers[1].bandwidth:", "expected a bandwidth > 0"},
+    {"zero-bandwidth", "cluster.tiers[1].bandwidth:", "expected a bandwidth >= 1 bit/s"},
     {"bad-unit", "cluster.gpu.hbm:", "unknown unit \"GX\""},
     {"wrong-unit-kind", "cluster.site_links[0].bandwidth:", "\"us\" is a unit of time"},
     {"unknown-site-in-link", "cluster.site_links[0].between[1]:", "found \"C\""},
