@@ -410,21 +410,21 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
 
     /* lossless RoCE needs PFC across every site link the job's traffic uses */
     if (c->transport == SAX_TRANSPORT_ROCE) {
-        uint32_t used = 0, refused = 0; /* links the job's traffic crosses */
+        uint32_t crossed = 0, refused = 0; /* links the job's traffic crosses */
         for (int d = 0; d <= SAX_DIM_COUNT; d++) {
             const sax_group_t *g = &lay.dim[d];
             if (d != SAX_DIM_PP && g->n > 1 && g->sites > 1)
                 for (int l = 0; l < cl->n_links; l++)
-                    used |= (uint32_t)(g->link_hops[l][0] + g->link_hops[l][1] > 0) << l;
+                    crossed |= (uint32_t)(g->link_hops[l][0] + g->link_hops[l][1] > 0) << l;
         }
         for (int st = 0; st + 1 < pp; st++) { /* a pipeline crosses its stage boundaries, no wrap */
             int a, b, links[SAX_MAX_LINKS], dirs[SAX_MAX_LINKS];
             sax_layout_stage_level(cl, &lay, st, &a, &b);
             for (int h = a != b ? sax_site_route(cl, a, b, links, dirs) : 0; h > 0; h--)
-                used |= 1u << links[h - 1];
+                crossed |= 1u << links[h - 1];
         }
         for (int l = 0; l < cl->n_links; l++)
-            if ((used >> l & 1u) && !sax_transport_is_feasible(&cl->links[l], c->transport, nic))
+            if ((crossed >> l & 1u) && !sax_transport_is_feasible(&cl->links[l], c->transport, nic))
                 refused |= 1u << l;
         if (refused != 0) {
             r->lossless_refused = refused;
