@@ -707,6 +707,9 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
     double edge_rate[2][SAX_MAX_SITES], edge_rate_dn[2][SAX_MAX_SITES], edge_lat[2][SAX_MAX_SITES];
     double site_path = 0.0, pipe = 0.0;
     double k = ceil(per_channel / chunk);
+    /* as k equal pieces: NCCL sends k - 1 full slots and a partial one, which the pipelined terms
+     * below would otherwise charge as full */
+    chunk = per_channel / k;
     if (g->sites > 1) {
         int f = g->sites;
         double flows[SAX_MAX_LINKS][2] = {{0}};
