@@ -152,22 +152,14 @@ static int run(int argc, char **argv)
         else if (strcmp(a, "--concurrent") == 0)
             concurrent = true;
         else if (strcmp(a, "--op") == 0) {
-            op = -1;
-            for (int k = 0; k < SAX_COLL_OP_COUNT; k++)
-                if (strcmp(v, sax_coll_op_names[k]) == 0)
-                    op = k;
-            if (op < 0)
+            if ((op = sax_name_lookup(sax_coll_op_names, SAX_COLL_OP_COUNT, v)) < 0)
                 return sax_cli_usage_error(
                     me,
                     "--op: expected all_reduce, reduce_scatter, all_gather, all_to_all or sendrecv, found \"%s\"",
                     v);
             i++;
         } else if (strcmp(a, "--algorithm") == 0) {
-            alg = -1;
-            for (int k = 0; k < SAX_ALGORITHM_COUNT; k++)
-                if (strcmp(v, sax_algorithm_names[k]) == 0)
-                    alg = k;
-            if (alg < 0)
+            if ((alg = sax_name_lookup(sax_algorithm_names, SAX_ALGORITHM_COUNT, v)) < 0)
                 return sax_cli_usage_error(
                     me, "--algorithm: expected ring, tree or hierarchical, found \"%s\"", v);
             i++;
