@@ -922,13 +922,12 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
     /* reduce-scatter up the levels, the collective across the top, all-gather back down; the data cut
      * in k pieces pipelined through the phases, each on its own communicator: a permutation flow shop
      * of identical jobs takes sum of phases + (k - 1) x the slowest; k the best of 1, 2, 4, ..., 64 */
-    int n_lv = 0, lv[SAX_MAX_LEVELS];
+    int n_lv = 0;
     double share[SAX_MAX_LEVELS], d = 1.0;
     sax_group_t sub[SAX_MAX_LEVELS];
     for (int l = 0; l <= g->top; l++) {
         double f = phase_group(lay, g, l, &sub[n_lv]);
         if (sub[n_lv].n > 1) {
-            lv[n_lv] = l;
             share[n_lv] = d;
             d /= f;
             n_lv++;
@@ -992,7 +991,6 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
         }
         best = sax_min(best, sum + (k - 1) * worst);
     }
-    (void)lv;
     return best;
 }
 
