@@ -52,15 +52,14 @@ static bool lossless_refusal(const sax_problem_t *p, const sax_result_t *r, int 
     const sax_cluster_t *cl = &p->cluster;
     if (!(r->lossless_refused >> l & 1u))
         return false;
-    double need = sax_pfc_headroom_needed(cl, l),
-           port = cl->n_tiers > 0 ? cl->tiers[0].bw_Bps : cl->scale_up.bw_Bps;
+    double need = sax_pfc_headroom_needed(cl, l), lat = cl->links[l].latency_s;
     snprintf(
         buf, n,
         "site link %d (%s-%s): lossless RoCE needs %.3g MB of PFC headroom per port (2 x %.3g GB/s x %.3g us "
         "one way), site_links[%d].pfc_headroom is %.3g MB: give the switches' real headroom, or use roce-sr, "
         "roce-gbn or tcp",
-        l, cl->sites[cl->links[l].a].name, cl->sites[cl->links[l].b].name, need / 1e6, port / 1e9,
-        cl->links[l].latency_s * 1e6, l, cl->links[l].pfc_headroom_bytes / 1e6);
+        l, cl->sites[cl->links[l].a].name, cl->sites[cl->links[l].b].name, need / 1e6,
+        need / (2.0 * lat) / 1e9, cl->links[l].latency_s * 1e6, l, cl->links[l].pfc_headroom_bytes / 1e6);
     return true;
 }
 
