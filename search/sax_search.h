@@ -84,6 +84,9 @@ int32_t sax_search_value(const sax_search_t *s, sax_key_t k, int j); /* coded as
 /* GPUs available in scenario `scenario` (sum over its sites). */
 int64_t sax_search_gpus(const sax_search_t *s, int scenario);
 
+/* The index of the candidate with these digits (value index of each key) in scenario `scenario`:
+ * the inverse of sax_search_seek. Digits must be in range. */
+int64_t sax_search_index(const sax_search_t *s, int scenario, const int16_t digit[SAX_KEY_COUNT]);
 /* Decodes `index` (0 <= index < size) into `cur` and runs the cheap checks. */
 void sax_search_seek(const sax_search_t *s, int64_t index, sax_search_cursor_t *cur);
 /* Moves `cur` to `index` (> cur->index, < size), by odometer increments when it is the next
@@ -134,5 +137,74 @@ double sax_search_lower_bound(const sax_search_t *s, const sax_search_cursor_t *
                               sax_scratch_t *scratch, int64_t *evals);
 /* The same network-independent floor alone: model FLOPs / (gpus x max peak x max gemm_eff_max). */
 double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_used);
+
+/* ---- decisions: what a sweep's best is made of (search/decide.c, docs/decisions.md) ---- */
+
+/* The three groups of settings whose contributions a speedup is split into. */
+#define SAX_GROUP_LIST(X)                                                                                    \
+    X(SAX_GROUP_PLACEMENT, "placement")   /* order and the parallel degrees */                               \
+    X(SAX_GROUP_SCHEDULING, "scheduling") /* schedule, vpp, micro-batch, recompute, sp, ZeRO, layer split */ \
+    X(SAX_GROUP_NETWORK, "network")       /* transport, flows, channels, buffers, algorithm, compression */
+#define SAX_ENUM_MEMBER(name, str) name,
+typedef enum { SAX_GROUP_LIST(SAX_ENUM_MEMBER) SAX_GROUP_COUNT } sax_group_t;
+#undef SAX_ENUM_MEMBER
+extern const char *const sax_group_names[SAX_GROUP_COUNT];
+extern const sax_group_t sax_key_group[SAX_KEY_COUNT];
+
+/* Serial. Evaluates the candidate with digits `digit` in scenario `scenario` into `out` (index,
+ * scenario, candidate, result). A candidate the cheap checks skip is not evaluated: its
+ * result.feasible is false and *skip (may be NULL) says why. Fails only for a malformed candidate. */
+sax_status_t sax_search_eval_digits(const sax_search_t *s, int scenario, const int16_t digit[SAX_KEY_COUNT],
+                                    sax_scratch_t *scratch, sax_record_t *out, sax_skip_t *skip);
+
+/* The speedup of `best` over `base` (two candidates of one scenario) split into a factor per group:
+ * the Shapley values of log(iteration time) over the groups, i.e. the mean over the 3! orders in
+ * which the best's settings replace the base's, group by group, of each group's factor
+ * t(before) / t(after). A mix of the two that is infeasible (or skipped by the cheap checks) has
+ * no time: the orders that pass through one are left out of the mean, so the factors still
+ * multiply to t(base) / t(best). `valid` is false when every order passes through one. */
+typedef struct {
+    bool valid;
+    int orders;                              /* orders averaged (6 when every mix is feasible) */
+    double factor[SAX_GROUP_COUNT];          /* multiply to t(base) / t(best) */
+    double mix_time_s[1 << SAX_GROUP_COUNT]; /* by the set of groups taken from best (bit g); inf if
+                                                infeasible */
+} sax_attribution_t;
+
+sax_status_t sax_search_attribute(const sax_search_t *s, int64_t base_index, int64_t best_index,
+                                  sax_scratch_t *scratch, sax_attribution_t *out);
+/* The factors, orders and validity from out->mix_time_s alone (the part of sax_search_attribute
+ * after the evaluations). */
+void sax_attribution_from_mixes(sax_attribution_t *out);
+
+/* The candidate with the least worst regret over the scenarios, regret = t(scenario) / t(best of
+ * the scenario) - 1, chosen among the candidates (settings, i.e. digits without the scenario) that
+ * are in some scenario's top list, each evaluated in every scenario. `top[sc]` holds n_top[sc]
+ * records sorted by time, `top_k` the list's capacity, best_s[sc] the scenario's best time. The
+ * choice is proven optimal over the whole space (`exact`) when its worst regret is at most the
+ * regret every other candidate has at least: in each scenario a candidate outside the top list is
+ * no faster than its last entry (a scenario whose list is not full holds all its feasible
+ * candidates). That holds for an exhaustive sweep's lists; the caller passes exhaustive = false
+ * for a pruned one, whose lists may miss candidates. regret[] (n_scenarios) gets the chosen
+ * candidate's regrets (inf where infeasible); `pick` its record in scenario 0. Returns SAX_ERR_NOMEM
+ * when the candidate set cannot be allocated; found = false when no candidate is feasible in every
+ * scenario. */
+typedef struct {
+    bool found, exact;
+    double worst_regret;
+    double bound;   /* the worst regret any candidate outside the lists has at least */
+    int candidates; /* distinct candidates compared */
+    sax_record_t pick;
+} sax_robust_t;
+
+sax_status_t sax_search_robust(const sax_search_t *s, const sax_record_t *const *top, const int64_t *n_top,
+                               int top_k, bool exhaustive, sax_scratch_t *scratch, double *regret,
+                               sax_robust_t *out, sax_error_t *err);
+
+/* The network-oblivious twin of problem `p` (what an optimiser that models one flat network
+ * sees): every site link becomes the outermost tier (its latency, and the bandwidth every GPU of
+ * the smaller site has at that tier after oversubscription), lossless, with unlimited window, PFC
+ * headroom and no uplink oversubscription. Without tiers the scale-up network stands in. */
+void sax_search_oblivious_problem(const sax_problem_t *p, sax_problem_t *out);
 
 #endif

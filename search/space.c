@@ -361,6 +361,14 @@ static void decode(const sax_search_t *s, int64_t index, int32_t *scenario, int1
     }
 }
 
+int64_t sax_search_index(const sax_search_t *s, int scenario, const int16_t digit[SAX_KEY_COUNT])
+{
+    int64_t index = (int64_t)scenario * s->scenario_size;
+    for (int pos = 0; pos < ROW_COUNT; pos++)
+        index += (int64_t)digit[rows[pos].key] * s->stride[pos];
+    return index;
+}
+
 void sax_search_seek(const sax_search_t *s, int64_t index, sax_search_cursor_t *cur)
 {
     memset(cur, 0, sizeof *cur);

@@ -9,6 +9,7 @@
 #include "sax_config.h"
 #include "sax_results.h"
 #include "sax_version.h"
+#include "sweep_answer.h"
 
 #include <math.h>
 #include <signal.h>
@@ -30,7 +31,7 @@ static void on_signal(int sig)
 
 typedef struct {
     const char *config, *out;
-    bool json, resume, pruned, force;
+    bool json, resume, pruned, force, oblivious;
     int top_k;
     int64_t chunk;
     sax_store_t store;
@@ -46,6 +47,7 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
     a->top_k = SAX_REDUCE_DEFAULT_TOP;
     a->store = SAX_STORE_NONE;
     a->checkpoint_s = DEFAULT_CHECKPOINT_S;
+    a->oblivious = true;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -60,6 +62,8 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
             a->resume = true;
         } else if (strcmp(arg, "--force") == 0) {
             a->force = true;
+        } else if (strcmp(arg, "--no-oblivious") == 0) {
+            a->oblivious = false;
         } else if (strcmp(arg, "--search") == 0) {
             if (val != NULL && strcmp(val, "exhaustive") == 0)
                 a->pruned = false;
@@ -466,7 +470,8 @@ static void print_indented(FILE *f, const sax_problem_t *p, const sax_result_t *
 }
 
 static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, const sax_reduce_t *r,
-                       const sax_counts_t *c, double elapsed_s, int ranks, bool pruned)
+                       const sax_counts_t *c, double elapsed_s, int ranks, bool pruned,
+                       const sweep_answer_t *ans)
 {
     const sax_space_desc_t *sp = sax_search_desc(s);
     fprintf(f, "\nsax sweep: %lld candidates in %.2f s on %d rank%s (%s search)\n",
@@ -510,12 +515,14 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
             cli_print_candidate_line(f, &bl->candidate);
             fprintf(f, ")\n");
         }
+        sweep_answer_print_scenario_text(f, s, r, ans, sc);
     }
+    sweep_answer_print_robust_text(f, s, ans);
 }
 
 static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, const sax_reduce_t *r,
                        const sax_counts_t *c, double elapsed_s, double cpu_s, int ranks, bool pruned,
-                       const char *out)
+                       const char *out, const sweep_answer_t *ans)
 {
     const sax_space_desc_t *sp = sax_search_desc(s);
     fprintf(f, "{\"evaluated\": %lld, \"skipped\": %lld, \"skipped_by\": {", (long long)c->evaluated,
@@ -534,6 +541,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
     cli_print_json_number(f, cpu_s);
     fprintf(f, ", \"ranks\": %d, \"search\": \"%s\", \"output\": ", ranks, pruned ? "pruned" : "exhaustive");
     cli_print_json_string(f, out);
+    sweep_answer_print_robust_json(f, s, ans);
     fprintf(f, ", \"scenarios\": [");
     for (int sc = 0; sc < sax_search_scenario_count(s); sc++) {
         fprintf(f, "%s\n  {\"index\": %d, \"values\": {", sc ? "," : "", sc);
@@ -553,6 +561,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
             cli_print_result_json(f, sax_search_problem(s, sc), &best->result);
             fprintf(f, "}");
         }
+        sweep_answer_print_oblivious_json(f, s, r, ans, sc);
         fprintf(f, ", \"baselines\": {");
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);
@@ -566,6 +575,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
             cli_print_json_number(f, bl->result.iteration_time_s);
             fprintf(f, ", \"speedup\": ");
             cli_print_json_number(f, bl->result.iteration_time_s / best->result.iteration_time_s);
+            sweep_answer_print_attribution_json(f, ans, sc, b);
             fprintf(f, "}");
         }
         fprintf(f, "}}");
@@ -614,6 +624,7 @@ static int run(int argc, char **argv)
     char *hosts = NULL, *cmdline = NULL, *ckpt = NULL;
     sax_error_t err = {{0}};
     double elapsed_before = 0.0;
+    sax_record_t *oblivious = NULL; /* rank 0: the network-oblivious best per scenario */
 
     /* every rank reads the configuration; only rank 0 reports problems */
     sax_status_t st = sax_config_load(a.config, &cfg, &err);
@@ -781,8 +792,33 @@ static int run(int argc, char **argv)
         }
         goto out;
     }
-    if (rank == 0) {
+    if (rank == 0)
         remove(ckpt); /* the results are written: a checkpoint for them (--resume, --force) is obsolete */
+
+    /* the answer beyond the bests: the network-oblivious sweep on every rank, the rest on rank 0 */
+    if (a.oblivious) {
+        if (rank == 0 && (oblivious = malloc((size_t)cfg.n_scenarios * sizeof *oblivious)) == NULL)
+            st = sax_error_set(&err, SAX_ERR_NOMEM, "out of memory");
+        if ((st = agree(comm, st, &err, true)) != SAX_OK)
+            goto out;
+        st = sweep_oblivious(comm, sax_search_desc(s), cfg.has_candidate ? &cfg.candidate : NULL, s,
+                             &stop_flag, oblivious, &err);
+        if (st == SAX_ERR_INTERRUPTED) { /* the results are written: report them without it */
+            if (rank == 0)
+                fprintf(stderr, "sax sweep: interrupted during the network-oblivious sweep; not reported\n");
+            free(oblivious);
+            oblivious = NULL;
+            st = SAX_OK;
+        }
+        if ((st = agree(comm, st, &err, true)) != SAX_OK)
+            goto out;
+    }
+    if (rank == 0) {
+        sweep_answer_t ans;
+        if ((st = sweep_answer_compute(s, acc, !a.pruned, oblivious, &ans, &err)) != SAX_OK) {
+            fprintf(stderr, "sax sweep: %s\n", err.text);
+            goto out;
+        }
         if (c->bound_violations > 0)
             fprintf(
                 stderr,
@@ -790,15 +826,17 @@ static int run(int argc, char **argv)
                 "model broke an assumption of the bound (docs/sweep.md): rerun with --search exhaustive\n",
                 (long long)c->bound_violations);
         if (a.json)
-            print_json(stdout, &cfg, s, acc, c, elapsed, cpu_all, size, a.pruned, a.out);
+            print_json(stdout, &cfg, s, acc, c, elapsed, cpu_all, size, a.pruned, a.out, &ans);
         else
-            print_text(stdout, &cfg, s, acc, c, elapsed, size, a.pruned);
+            print_text(stdout, &cfg, s, acc, c, elapsed, size, a.pruned, &ans);
+        sweep_answer_free(&ans);
         if (!a.json)
             printf("\nresults: %s\n", a.out);
         fflush(stdout);
     }
 
 out:
+    free(oblivious);
     flat_free(&flat);
     free(rows.rows);
     free(rows.runs);
@@ -816,14 +854,16 @@ const sax_command_t sax_command_sweep = {
     .name = "sweep",
     .synopsis = "CONFIG.json -o RESULTS.h5 [--json] [--resume] [--search exhaustive|pruned] [--top K]\n"
                 "                 [--chunk N] [--store none|feasible|all] [--force] [--progress SECONDS]\n"
-                "                 [--checkpoint-every SECONDS]",
+                "                 [--checkpoint-every SECONDS] [--no-oblivious]",
     .summary = "explore the space section exhaustively across MPI ranks",
     .help =
         "Evaluates every candidate of CONFIG.json's \"space\" section (the cartesian product of the listed\n"
         "values of parallelism and network keys, for every scenario) with the cost model, spread over the\n"
         "MPI ranks, and writes the results to RESULTS.h5 (parallel HDF5; docs/results-format.md). Then\n"
         "prints, per scenario, the best configuration, its breakdown and its speedup over each baseline\n"
-        "(baseline time / best time). Candidates that can never be valid (divisibility, tp beyond the\n"
+        "(baseline time / best time) split into what placement, scheduling and the network contribute,\n"
+        "what an optimiser that ignores the sites would pick and what it would cost, and the candidate\n"
+        "least bad over all scenarios (docs/decisions.md). Candidates that can never be valid (divisibility, tp beyond the\n"
         "scale-up domain, vpp without interleaved, ...) are skipped without evaluating and counted.\n"
         "Results are identical for any number of ranks and any chunk size (docs/sweep.md).\n"
         "\n"
@@ -845,6 +885,8 @@ const sax_command_t sax_command_sweep = {
         "                      save the progress to RESULTS.h5.ckpt this often (default 300; 0: only on\n"
         "                      SIGTERM/SIGINT), so that --resume survives a SIGKILL, a node failure or an\n"
         "                      out-of-memory kill; each costs at most one chunk per rank; not with --store\n"
+        "  --no-oblivious      skip the network-oblivious comparison (a second, pruned sweep of the space\n"
+        "                      with the sites merged into one)\n"
         "  --progress SECONDS  progress interval on stderr (default: a bar every 0.25 s on a terminal,\n"
         "                      a line every 5 s otherwise)\n"
         "\n"

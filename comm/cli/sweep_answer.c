@@ -1,0 +1,263 @@
+/* sweep_answer.c - what `sax sweep` says beyond each scenario's best (docs/decisions.md): the
+ * network-oblivious optimiser's pick and what it costs on the real network, each baseline's speedup
+ * split over placement, scheduling and network, and the robust candidate. The analysis is
+ * search/decide.c's; this file runs the oblivious sweep and prints. */
+#include "sweep_answer.h"
+
+#include "cli_print.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+sax_status_t sweep_oblivious(MPI_Comm comm, const sax_space_desc_t *space, const sax_candidate_t *base,
+                             const sax_search_t *s, volatile sig_atomic_t *stop, sax_record_t *best,
+                             sax_error_t *err)
+{
+    int ns = sax_search_scenario_count(s);
+    sax_problem_t *merged = malloc((size_t)ns * sizeof *merged);
+    if (merged == NULL)
+        return sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the network-oblivious sweep");
+    for (int sc = 0; sc < ns; sc++)
+        sax_search_oblivious_problem(sax_search_problem(s, sc), &merged[sc]);
+    sax_search_t *so = NULL;
+    sax_reduce_t *acc = NULL;
+    sax_ranges_t done;
+    sax_ranges_init(&done);
+    sax_status_t st = sax_search_create(space, base, merged, ns, &so, err);
+    free(merged);
+    if (st == SAX_OK)
+        st = sax_reduce_create(so, 1, &acc, err);
+    if (st == SAX_OK) {
+        sax_sweep_opts_t o = {.pruned = true, .stop = stop};
+        st = sax_comm_sweep(comm, so, &o, acc, &done, err);
+    }
+    if (st == SAX_OK)
+        st = sax_comm_allreduce(comm, acc, err);
+    if (st == SAX_OK && best != NULL)
+        for (int sc = 0; sc < ns; sc++)
+            best[sc] = *sax_reduce_best(acc, sc);
+    sax_ranges_fini(&done);
+    sax_reduce_destroy(&acc);
+    sax_search_destroy(&so);
+    return st;
+}
+
+void sweep_answer_free(sweep_answer_t *a)
+{
+    free(a->oblivious);
+    free(a->attribution);
+    free(a->regret);
+    memset(a, 0, sizeof *a);
+}
+
+/* The oblivious pick's placement and schedule on the real network, with the network settings (which a
+ * flat-network optimiser does not choose, or cannot tell apart) tuned there: the best of its block of
+ * network keys. When none is feasible, the pick's own network settings say why. */
+static sax_status_t oblivious_on_real(const sax_search_t *s, const sax_record_t *merged,
+                                      sax_scratch_t *scratch, sweep_oblivious_t *o)
+{
+    o->found = true;
+    o->merged_s = merged->result.iteration_time_s;
+    int64_t size = sax_search_block_size(s, SAX_SEARCH_NET_POS), start = merged->index - merged->index % size;
+    sax_status_t st = SAX_OK;
+    bool have = false;
+    for (int64_t i = start; i < start + size && st == SAX_OK; i++) {
+        sax_search_cursor_t cur;
+        sax_search_seek(s, i, &cur);
+        sax_record_t rec;
+        sax_skip_t skip;
+        st = sax_search_eval_digits(s, cur.scenario, cur.digit, scratch, &rec, &skip);
+        bool better = skip == SAX_SKIP_NONE && rec.result.feasible &&
+                      (!have || rec.result.iteration_time_s < o->real.result.iteration_time_s);
+        if (better || (!have && i == merged->index)) {
+            o->real = rec;
+            o->skip = skip;
+            have = have || better;
+        }
+    }
+    return st;
+}
+
+sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, bool exhaustive,
+                                  const sax_record_t *oblivious_best, sweep_answer_t *a, sax_error_t *err)
+{
+    memset(a, 0, sizeof *a);
+    int ns = sax_search_scenario_count(s), nb = sax_search_desc(s)->n_baselines;
+    a->n_scenarios = ns;
+    a->n_baselines = nb;
+    a->have_oblivious = oblivious_best != NULL;
+    a->oblivious = calloc((size_t)ns, sizeof *a->oblivious);
+    a->attribution = calloc((size_t)ns * (size_t)nb + 1, sizeof *a->attribution);
+    a->regret = calloc((size_t)ns, sizeof *a->regret);
+    const sax_record_t **top = calloc((size_t)ns, sizeof *top);
+    int64_t *n_top = calloc((size_t)ns, sizeof *n_top);
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    sax_status_t st = SAX_OK;
+    if (a->oblivious == NULL || a->attribution == NULL || a->regret == NULL || top == NULL || n_top == NULL ||
+        scratch == NULL)
+        st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the sweep's answer");
+    else
+        sax_scratch_init(scratch);
+    for (int sc = 0; sc < ns && st == SAX_OK; sc++) {
+        const sax_record_t *best = sax_reduce_best(r, sc);
+        n_top[sc] = sax_reduce_top(r, sc, &top[sc]);
+        if (a->have_oblivious && oblivious_best[sc].index >= 0)
+            st = oblivious_on_real(s, &oblivious_best[sc], scratch, &a->oblivious[sc]);
+        for (int b = 0; b < nb && st == SAX_OK && best->index >= 0; b++) {
+            const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);
+            if (bl->index >= 0)
+                st = sax_search_attribute(s, bl->index, best->index, scratch, &a->attribution[sc * nb + b]);
+        }
+    }
+    if (st == SAX_OK)
+        st = sax_search_robust(s, top, n_top, sax_reduce_top_k(r), exhaustive, scratch, a->regret, &a->robust,
+                               err);
+    free(top);
+    free(n_top);
+    free(scratch);
+    if (st != SAX_OK)
+        sweep_answer_free(a);
+    return st;
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+void sweep_answer_print_scenario_text(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
+                                      const sweep_answer_t *a, int sc)
+{
+    const sax_record_t *best = sax_reduce_best(r, sc);
+    const sax_space_desc_t *sp = sax_search_desc(s);
+    for (int b = 0; b < a->n_baselines; b++) {
+        const sax_attribution_t *at = &a->attribution[sc * a->n_baselines + b];
+        if (sax_reduce_baseline_best(r, sc, b)->index < 0 || best->index < 0)
+            continue;
+        fprintf(f, "    %-14s speedup", sp->baselines[b].name);
+        if (!at->valid) {
+            fprintf(f, " not split: every mix of its settings with the best's is infeasible\n");
+            continue;
+        }
+        for (int g = 0; g < SAX_GROUP_COUNT; g++)
+            fprintf(f, "%s %s %.3fx", g ? " x" : " =", sax_group_names[g], at->factor[g]);
+        if (at->orders < 6)
+            fprintf(f, " (%d of 6 orders: the others pass through infeasible mixes)", at->orders);
+        fprintf(f, "\n");
+    }
+    if (!a->have_oblivious || best->index < 0)
+        return;
+    const sweep_oblivious_t *o = &a->oblivious[sc];
+    if (!o->found) {
+        fprintf(f, "  network-oblivious pick: none feasible on the merged network\n");
+        return;
+    }
+    fprintf(f, "  network-oblivious pick (sites merged into one): ");
+    cli_print_candidate_line(f, &o->real.candidate);
+    fprintf(f, "\n    predicted %.4f s on the merged network; ", o->merged_s);
+    if (o->skip != SAX_SKIP_NONE)
+        fprintf(f, "invalid here (%s)\n", sax_skip_messages[o->skip]);
+    else if (!o->real.result.feasible)
+        fprintf(f, "infeasible on the real network (%s)\n", sax_infeasible_names[o->real.result.reason]);
+    else
+        fprintf(f, "%.4f s on the real network: the best is %.3fx faster\n", o->real.result.iteration_time_s,
+                o->real.result.iteration_time_s / best->result.iteration_time_s);
+}
+
+void sweep_answer_print_robust_text(FILE *f, const sax_search_t *s, const sweep_answer_t *a)
+{
+    if (a->n_scenarios < 2)
+        return;
+    fprintf(f, "\nrobust over the %d scenarios", a->n_scenarios);
+    if (!a->robust.found) {
+        fprintf(f, ": no candidate of the top lists is feasible in every scenario\n");
+        return;
+    }
+    fprintf(f, " (least worst regret = time / scenario's best - 1, among %d candidates%s):\n  ",
+            a->robust.candidates, a->robust.exact ? "; optimal over the whole space" : "");
+    cli_print_candidate_line(f, &a->robust.pick.candidate);
+    fprintf(f, "\n  worst regret %.2f %%; per scenario:", 100.0 * a->robust.worst_regret);
+    for (int sc = 0; sc < a->n_scenarios; sc++)
+        fprintf(f, " %.2f", 100.0 * a->regret[sc]);
+    fprintf(f, " %%\n");
+    if (!a->robust.exact)
+        fprintf(f,
+                "  (not proven optimal: %s; a candidate outside the top lists could have a worst regret "
+                "down to %.2f %%; raise --top)\n",
+                a->robust.bound >= a->robust.worst_regret ? "the pruned search's lists may miss candidates"
+                                                          : "the lists are too short",
+                100.0 * a->robust.bound);
+    (void)s;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+void sweep_answer_print_oblivious_json(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
+                                       const sweep_answer_t *a, int sc)
+{
+    (void)s;
+    if (!a->have_oblivious)
+        return;
+    const sweep_oblivious_t *o = &a->oblivious[sc];
+    const sax_record_t *best = sax_reduce_best(r, sc);
+    fprintf(f, ", \"oblivious\": ");
+    if (!o->found || best->index < 0) {
+        fprintf(f, "null");
+        return;
+    }
+    bool ok = o->skip == SAX_SKIP_NONE && o->real.result.feasible;
+    fprintf(f, "{\"index\": %lld, \"iteration_time_s\": ", (long long)o->real.index);
+    cli_print_json_number(f, ok ? o->real.result.iteration_time_s : NAN);
+    fprintf(f, ", \"speedup\": ");
+    cli_print_json_number(f, ok ? o->real.result.iteration_time_s / best->result.iteration_time_s : NAN);
+    fprintf(f, ", \"merged_time_s\": ");
+    cli_print_json_number(f, o->merged_s);
+    fprintf(f, ", \"infeasible\": ");
+    if (ok)
+        fprintf(f, "null");
+    else
+        cli_print_json_string(f, o->skip != SAX_SKIP_NONE ? sax_skip_names[o->skip]
+                                                          : sax_infeasible_names[o->real.result.reason]);
+    fprintf(f, ", \"parallelism\": ");
+    cli_print_parallelism_json(f, &o->real.candidate);
+    fprintf(f, ", \"network\": ");
+    cli_print_network_json(f, &o->real.candidate);
+    fprintf(f, "}");
+}
+
+void sweep_answer_print_attribution_json(FILE *f, const sweep_answer_t *a, int sc, int b)
+{
+    const sax_attribution_t *at = &a->attribution[sc * a->n_baselines + b];
+    fprintf(f, ", \"attribution\": ");
+    if (!at->valid) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "{");
+    for (int g = 0; g < SAX_GROUP_COUNT; g++) {
+        fprintf(f, "%s\"%s\": ", g ? ", " : "", sax_group_names[g]);
+        cli_print_json_number(f, at->factor[g]);
+    }
+    fprintf(f, ", \"orders\": %d}", at->orders);
+}
+
+void sweep_answer_print_robust_json(FILE *f, const sax_search_t *s, const sweep_answer_t *a)
+{
+    (void)s;
+    fprintf(f, ", \"robust\": ");
+    if (!a->robust.found) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "{\"parallelism\": ");
+    cli_print_parallelism_json(f, &a->robust.pick.candidate);
+    fprintf(f, ", \"network\": ");
+    cli_print_network_json(f, &a->robust.pick.candidate);
+    fprintf(f, ", \"worst_regret\": ");
+    cli_print_json_number(f, a->robust.worst_regret);
+    fprintf(f, ", \"regret\": [");
+    for (int sc = 0; sc < a->n_scenarios; sc++) {
+        fprintf(f, "%s", sc ? ", " : "");
+        cli_print_json_number(f, a->regret[sc]);
+    }
+    fprintf(f, "], \"exact\": %s, \"candidates\": %d}", a->robust.exact ? "true" : "false",
+            a->robust.candidates);
+}

@@ -1,0 +1,133 @@
+#!/bin/bash
+# decisions_cli.sh SAX MPIEXEC CONFIG - what `sax sweep --json` says beyond the bests, recomputed
+# independently from every stored row (/rows, read with h5py): the robust candidate (least worst
+# regret over the scenarios, by brute force over all settings), each baseline's attribution (the
+# mixes looked up among the rows by their key values, Shapley values by the subset formula), and the
+# network-oblivious pick (its real time is the best over its network settings, never faster than
+# the best); and the same answer on 2 ranks.
+set -u
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
+SAX=$1
+MPIEXEC=$2
+CONFIG=$3
+work=$(mktemp -d /tmp/sax-decisions.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# a smaller space of the contract's sweep: 6144 candidates in each of its 4 scenarios
+"$PY" - "$CONFIG" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["space"].update({"tp": [2, 4, 8], "pp": [4, 8], "vpp": [1, 2], "zero": [1], "recompute": ["selective", "full"],
+                   "schedule": ["1f1b", "interleaved"], "transport": ["roce-sr", "tcp"], "connections": [1, 4]})
+json.dump(d, open("small.json", "w"))
+PYEOF
+
+"$SAX" sweep small.json -o one.h5 --store all --top 100000 --json > one.json 2> one.err
+check "sweep exits 0" test $? -eq 0
+"$PY" - one.json one.h5 <<'PYEOF'
+import itertools, json, math, sys
+import h5py
+d = json.load(open(sys.argv[1]))
+rows = h5py.File(sys.argv[2], "r")["rows"][:]
+KEYS = ["tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "schedule", "recompute", "sequence_parallel", "zero",
+        "order", "layer_split", "transport", "connections", "channels", "buffer_size", "p2p_chunk_size",
+        "p2p_channels", "algorithm", "compression"]
+GROUPS = {"placement": ["tp", "pp", "dp", "cp", "ep", "order"],
+          "scheduling": ["vpp", "micro_batch", "schedule", "recompute", "sequence_parallel", "zero", "layer_split"]}
+GROUPS["network"] = [k for k in KEYS if k not in GROUPS["placement"] + GROUPS["scheduling"]]
+NAMES = ["placement", "scheduling", "network"]
+ns = len(d["scenarios"])
+per = d["candidates"] // ns
+t = [dict() for _ in range(ns)]          # scenario -> local index -> time (feasible rows only)
+by_index, by_keys = {}, {}
+for r in rows:
+    i, sc = int(r["index"]), int(r["scenario"])
+    by_index[i] = r
+    if r["feasible"]:
+        t[sc][i % per] = float(r["iteration_time_s"])
+        by_keys[(sc, tuple(int(r[k]) for k in KEYS))] = float(r["iteration_time_s"])
+def close(a, b, rel=1e-9):
+    return abs(a - b) <= rel * abs(b)
+
+# robust: brute force over every setting
+best = [min(x.values()) for x in t]
+def regrets(local):
+    return [t[sc].get(local, math.inf) / best[sc] - 1 for sc in range(ns)]
+want = min(max(regrets(l)) for l in range(per))
+rb = d["robust"]
+assert rb["exact"] is True, rb
+assert close(rb["worst_regret"], want), (rb["worst_regret"], want)
+assert any(all(close(a, b, 1e-9) or a == b for a, b in zip(regrets(l), rb["regret"])) for l in range(per)), rb
+assert want > 0, "the scenarios agree: a weak test"
+
+# attribution: Shapley values of log time by the subset formula (orders through an infeasible mix left out)
+checked = 0
+for s in d["scenarios"]:
+    sc = s["index"]
+    bst = by_index[s["best"]["index"]]
+    for name, bl in s["baselines"].items():
+        base = by_index[bl["index"]]
+        def mix(bits):
+            return tuple(int((bst if any((bits >> g) & 1 and k in GROUPS[NAMES[g]] for g in range(3)) else base)[k])
+                         for k in KEYS)
+        v = {bits: math.log(by_keys.get((sc, mix(bits)), math.inf)) for bits in range(8)}
+        if all(math.isfinite(x) for x in v.values()):
+            want = {}
+            for g in range(3):
+                phi = 0.0
+                for bits in range(8):
+                    if not (bits >> g) & 1:
+                        n = bin(bits).count("1")
+                        w = math.factorial(n) * math.factorial(2 - n) / 6
+                        phi += w * (v[bits] - v[bits | 1 << g])
+                want[NAMES[g]] = math.exp(phi)
+        else:
+            sums, used = [0.0] * 3, 0
+            for order in itertools.permutations(range(3)):
+                bits, steps = 0, [0.0] * 3
+                for g in order:
+                    steps[g] = v[bits] - v[bits | 1 << g]
+                    bits |= 1 << g
+                if all(math.isfinite(x) for x in steps):
+                    used += 1
+                    sums = [a + b for a, b in zip(sums, steps)]
+            want = {NAMES[g]: math.exp(sums[g] / used) for g in range(3)} if used else None
+        at = bl["attribution"]
+        if want is None:
+            assert at is None, at
+            continue
+        for g in NAMES:
+            assert close(at[g], want[g]), (sc, name, g, at[g], want[g])
+        assert close(at["placement"] * at["scheduling"] * at["network"], bl["speedup"])
+        checked += 1
+assert checked > 0
+
+# oblivious: its real time is the best over its own placement and schedule with any network settings
+for s in d["scenarios"]:
+    ob = s["oblivious"]
+    sc = s["index"]
+    r = by_index[ob["index"]]
+    assert close(float(r["iteration_time_s"]), ob["iteration_time_s"])
+    fixed = GROUPS["placement"] + GROUPS["scheduling"]
+    same = [float(x["iteration_time_s"]) for x in rows if int(x["scenario"]) == sc and x["feasible"]
+            and all(int(x[k]) == int(r[k]) for k in fixed)]
+    assert close(min(same), ob["iteration_time_s"]), (min(same), ob)
+    assert ob["speedup"] >= 1 - 1e-12 and close(ob["speedup"], ob["iteration_time_s"] / s["best"]["iteration_time_s"])
+print("decisions: robust %.4f, %d attributions, %d oblivious picks checked" % (rb["worst_regret"], checked, ns))
+PYEOF
+check "robust, attribution and oblivious agree with the rows" test $? -eq 0
+
+"$MPIEXEC" -n 2 "$SAX" sweep small.json -o two.h5 --top 100000 --json > two.json 2> two.err
+check "sweep on 2 ranks exits 0" test $? -eq 0
+"$PY" - one.json two.json <<'PYEOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["robust"] == b["robust"], (a["robust"], b["robust"])
+for x, y in zip(a["scenarios"], b["scenarios"]):
+    assert x["oblivious"] == y["oblivious"] and x["baselines"] == y["baselines"], (x, y)
+PYEOF
+check "2 ranks give the same answer" test $? -eq 0
+check_summary decisions_cli
