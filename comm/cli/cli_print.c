@@ -128,9 +128,9 @@ void cli_print_candidate_line(FILE *f, const sax_candidate_t *c)
             sax_recompute_names[c->recompute], c->sequence_parallel ? "on" : "off", c->zero);
     for (int i = 0; i < c->n_order; i++)
         fprintf(f, "%s%s", i ? "," : "", sax_dim_names[c->order[i]]);
-    fprintf(f, " split=%s %s x%d %s compress=%s", sax_layer_split_names[c->layer_split],
+    fprintf(f, " split=%s %s x%d %s compress=%s%s", sax_layer_split_names[c->layer_split],
             sax_transport_names[c->transport], c->connections, sax_algorithm_names[c->algorithm],
-            sax_compression_names[c->compression]);
+            sax_compression_names[c->compression], c->compression != SAX_COMPRESSION_NONE ? " (lossy)" : "");
 }
 
 void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *r)

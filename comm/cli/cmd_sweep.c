@@ -504,6 +504,7 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         cli_print_candidate_line(f, &best->candidate);
         fprintf(f, "\n");
         print_indented(f, sax_search_problem(s, sc), &best->result);
+        sweep_answer_print_lossless_text(f, r, ans, sc);
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);
             if (bl->index < 0) {
@@ -514,8 +515,9 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
                     bl->result.iteration_time_s, bl->result.iteration_time_s / best->result.iteration_time_s);
             cli_print_candidate_line(f, &bl->candidate);
             fprintf(f, ")\n");
+            sweep_answer_print_attribution_text(f, ans, sc, b);
         }
-        sweep_answer_print_scenario_text(f, s, r, ans, sc);
+        sweep_answer_print_oblivious_text(f, r, ans, sc);
     }
     sweep_answer_print_robust_text(f, s, ans);
 }
@@ -562,6 +564,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
             fprintf(f, "}");
         }
         sweep_answer_print_oblivious_json(f, s, r, ans, sc);
+        sweep_answer_print_lossless_json(f, r, ans, sc);
         fprintf(f, ", \"baselines\": {");
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);

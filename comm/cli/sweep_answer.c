@@ -46,6 +46,7 @@ sax_status_t sweep_oblivious(MPI_Comm comm, const sax_space_desc_t *space, const
 void sweep_answer_free(sweep_answer_t *a)
 {
     free(a->oblivious);
+    free(a->lossless);
     free(a->attribution);
     free(a->regret);
     memset(a, 0, sizeof *a);
@@ -79,6 +80,28 @@ static sax_status_t oblivious_on_real(const sax_search_t *s, const sax_record_t 
     return st;
 }
 
+/* The best that compresses nothing (the per-value best of compression none), and whether the best's
+ * compression is a no-op: the same candidate without it moves the same bytes in the same time. */
+static sax_status_t lossless_of(const sax_search_t *s, const sax_reduce_t *r, const sax_record_t *best,
+                                sax_scratch_t *scratch, sweep_lossless_t *l)
+{
+    static const sax_record_t none = {.index = -1};
+    l->lossless = &none;
+    for (int j = 0; j < sax_search_value_count(s, SAX_KEY_COMPRESSION); j++)
+        if (sax_search_value(s, SAX_KEY_COMPRESSION, j) == SAX_COMPRESSION_NONE)
+            l->lossless = sax_reduce_best_per_value(r, best->scenario, SAX_KEY_COMPRESSION, j);
+    l->lossy = best->candidate.compression != SAX_COMPRESSION_NONE;
+    if (!l->lossy)
+        return SAX_OK;
+    sax_candidate_t c = best->candidate;
+    c.compression = SAX_COMPRESSION_NONE;
+    sax_result_t res;
+    sax_status_t st = sax_model_eval(sax_search_problem(s, best->scenario), &c, scratch, &res);
+    l->noop = st == SAX_OK && res.feasible && res.iteration_time_s == best->result.iteration_time_s &&
+              res.cross_site_bytes_per_iteration == best->result.cross_site_bytes_per_iteration;
+    return st;
+}
+
 sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, bool exhaustive,
                                   const sax_record_t *oblivious_best, sweep_answer_t *a, sax_error_t *err)
 {
@@ -88,20 +111,23 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
     a->n_baselines = nb;
     a->have_oblivious = oblivious_best != NULL;
     a->oblivious = calloc((size_t)ns, sizeof *a->oblivious);
+    a->lossless = calloc((size_t)ns, sizeof *a->lossless);
     a->attribution = calloc((size_t)ns * (size_t)nb + 1, sizeof *a->attribution);
     a->regret = calloc((size_t)ns, sizeof *a->regret);
     const sax_record_t **top = calloc((size_t)ns, sizeof *top);
     int64_t *n_top = calloc((size_t)ns, sizeof *n_top);
     sax_scratch_t *scratch = malloc(sax_scratch_size());
     sax_status_t st = SAX_OK;
-    if (a->oblivious == NULL || a->attribution == NULL || a->regret == NULL || top == NULL || n_top == NULL ||
-        scratch == NULL)
+    if (a->oblivious == NULL || a->lossless == NULL || a->attribution == NULL || a->regret == NULL ||
+        top == NULL || n_top == NULL || scratch == NULL)
         st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the sweep's answer");
     else
         sax_scratch_init(scratch);
     for (int sc = 0; sc < ns && st == SAX_OK; sc++) {
         const sax_record_t *best = sax_reduce_best(r, sc);
         n_top[sc] = sax_reduce_top(r, sc, &top[sc]);
+        if (best->index >= 0 && st == SAX_OK)
+            st = lossless_of(s, r, best, scratch, &a->lossless[sc]);
         if (a->have_oblivious && oblivious_best[sc].index >= 0)
             st = oblivious_on_real(s, &oblivious_best[sc], scratch, &a->oblivious[sc]);
         for (int b = 0; b < nb && st == SAX_OK && best->index >= 0; b++) {
@@ -123,26 +149,44 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
 
 /* ---- text ------------------------------------------------------------------------------------ */
 
-void sweep_answer_print_scenario_text(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
-                                      const sweep_answer_t *a, int sc)
+void sweep_answer_print_lossless_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc)
 {
     const sax_record_t *best = sax_reduce_best(r, sc);
-    const sax_space_desc_t *sp = sax_search_desc(s);
-    for (int b = 0; b < a->n_baselines; b++) {
-        const sax_attribution_t *at = &a->attribution[sc * a->n_baselines + b];
-        if (sax_reduce_baseline_best(r, sc, b)->index < 0 || best->index < 0)
-            continue;
-        fprintf(f, "    %-14s speedup", sp->baselines[b].name);
-        if (!at->valid) {
-            fprintf(f, " not split: every mix of its settings with the best's is infeasible\n");
-            continue;
-        }
-        for (int g = 0; g < SAX_GROUP_COUNT; g++)
-            fprintf(f, "%s %s %.3fx", g ? " x" : " =", sax_group_names[g], at->factor[g]);
-        if (at->orders < 6)
-            fprintf(f, " (%d of 6 orders: the others pass through infeasible mixes)", at->orders);
-        fprintf(f, "\n");
+    const sweep_lossless_t *l = &a->lossless[sc];
+    if (best->index < 0 || !l->lossy)
+        return;
+    if (l->noop)
+        fprintf(f, "  compression %s is a no-op here: nothing it would narrow crosses the sites\n",
+                sax_compression_names[best->candidate.compression]);
+    else if (l->lossless->index < 0)
+        fprintf(f, "  the best is lossy; the space has no candidate without compression to compare\n");
+    else {
+        fprintf(f, "  best lossless       %10.4f s  %+.1f %%  (", l->lossless->result.iteration_time_s,
+                100.0 * (l->lossless->result.iteration_time_s / best->result.iteration_time_s - 1.0));
+        cli_print_candidate_line(f, &l->lossless->candidate);
+        fprintf(f, ")\n");
     }
+}
+
+void sweep_answer_print_attribution_text(FILE *f, const sweep_answer_t *a, int sc, int b)
+{
+    const sax_attribution_t *at = &a->attribution[sc * a->n_baselines + b];
+    fprintf(f, "    speedup");
+    if (!at->valid) {
+        fprintf(f,
+                " not split: every order of mixing its settings with the best's meets an infeasible mix\n");
+        return;
+    }
+    for (int g = 0; g < SAX_GROUP_COUNT; g++)
+        fprintf(f, "%s %s %.3fx", g ? " x" : " =", sax_group_names[g], at->factor[g]);
+    if (at->orders < 6)
+        fprintf(f, " (%d of 6 orders: the others meet an infeasible mix)", at->orders);
+    fprintf(f, "\n");
+}
+
+void sweep_answer_print_oblivious_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc)
+{
+    const sax_record_t *best = sax_reduce_best(r, sc);
     if (!a->have_oblivious || best->index < 0)
         return;
     const sweep_oblivious_t *o = &a->oblivious[sc];
@@ -153,13 +197,16 @@ void sweep_answer_print_scenario_text(FILE *f, const sax_search_t *s, const sax_
     fprintf(f, "  network-oblivious pick (sites merged into one): ");
     cli_print_candidate_line(f, &o->real.candidate);
     fprintf(f, "\n    predicted %.4f s on the merged network; ", o->merged_s);
+    double ratio = o->real.result.iteration_time_s / best->result.iteration_time_s;
     if (o->skip != SAX_SKIP_NONE)
         fprintf(f, "invalid here (%s)\n", sax_skip_messages[o->skip]);
     else if (!o->real.result.feasible)
         fprintf(f, "infeasible on the real network (%s)\n", sax_infeasible_names[o->real.result.reason]);
+    else if (ratio < 1.0005)
+        fprintf(f, "%.4f s on the real network: as fast as the best\n", o->real.result.iteration_time_s);
     else
         fprintf(f, "%.4f s on the real network: the best is %.3fx faster\n", o->real.result.iteration_time_s,
-                o->real.result.iteration_time_s / best->result.iteration_time_s);
+                ratio);
 }
 
 void sweep_answer_print_robust_text(FILE *f, const sax_search_t *s, const sweep_answer_t *a)
@@ -220,6 +267,27 @@ void sweep_answer_print_oblivious_json(FILE *f, const sax_search_t *s, const sax
     cli_print_parallelism_json(f, &o->real.candidate);
     fprintf(f, ", \"network\": ");
     cli_print_network_json(f, &o->real.candidate);
+    fprintf(f, "}");
+}
+
+void sweep_answer_print_lossless_json(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc)
+{
+    const sax_record_t *best = sax_reduce_best(r, sc);
+    const sweep_lossless_t *l = &a->lossless[sc];
+    fprintf(f, ", \"best_lossy\": %s, \"compression_noop\": %s, \"best_lossless\": ",
+            best->index >= 0 && l->lossy ? "true" : "false", l->noop ? "true" : "false");
+    if (best->index < 0 || l->lossless == NULL || l->lossless->index < 0) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "{\"index\": %lld, \"iteration_time_s\": ", (long long)l->lossless->index);
+    cli_print_json_number(f, l->lossless->result.iteration_time_s);
+    fprintf(f, ", \"slower_by\": ");
+    cli_print_json_number(f, l->lossless->result.iteration_time_s / best->result.iteration_time_s - 1.0);
+    fprintf(f, ", \"parallelism\": ");
+    cli_print_parallelism_json(f, &l->lossless->candidate);
+    fprintf(f, ", \"network\": ");
+    cli_print_network_json(f, &l->lossless->candidate);
     fprintf(f, "}");
 }
 

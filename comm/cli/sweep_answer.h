@@ -16,8 +16,17 @@ typedef struct {
     sax_skip_t skip;   /* why the real one was not evaluated (SAX_SKIP_NONE: it was) */
 } sweep_oblivious_t;
 
+/* Per scenario: compression is lossy (docs/decisions.md), so a lossy best is shown beside the best
+ * candidate that compresses nothing; and a compression that changes nothing is called a no-op. */
+typedef struct {
+    bool lossy; /* the best compresses */
+    bool noop;  /* ... and without its compression it moves the same bytes in the same time */
+    const sax_record_t *lossless; /* the best without compression (index -1: none in the space) */
+} sweep_lossless_t;
+
 typedef struct {
     int n_scenarios, n_baselines;
+    sweep_lossless_t *lossless;     /* n_scenarios */
     bool have_oblivious;            /* false when --no-oblivious or interrupted */
     sweep_oblivious_t *oblivious;   /* n_scenarios */
     sax_attribution_t *attribution; /* n_scenarios x n_baselines */
@@ -39,14 +48,18 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
                                   const sax_record_t *oblivious_best, sweep_answer_t *a, sax_error_t *err);
 void sweep_answer_free(sweep_answer_t *a);
 
-/* The text lines of scenario `sc` (oblivious and attribution lines, indented) and the robust block. */
-void sweep_answer_print_scenario_text(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
-                                      const sweep_answer_t *a, int sc);
+/* Text lines of scenario `sc`, indented: the best lossless (under the best), the attribution (under
+ * baseline b), the oblivious pick (last); then the robust block after all scenarios. */
+void sweep_answer_print_lossless_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
+void sweep_answer_print_attribution_text(FILE *f, const sweep_answer_t *a, int sc, int b);
+void sweep_answer_print_oblivious_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
 void sweep_answer_print_robust_text(FILE *f, const sax_search_t *s, const sweep_answer_t *a);
-/* JSON members (each preceded by ", "): per scenario `"oblivious": {...}`; per baseline
+/* JSON members (each preceded by ", "): per scenario `"oblivious": {...}` and `"best_lossless": {...},
+ * "best_lossy": b, "compression_noop": b`; per baseline
  * `"attribution": {...}`; top level `"robust": {...}`. */
 void sweep_answer_print_oblivious_json(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
                                        const sweep_answer_t *a, int sc);
+void sweep_answer_print_lossless_json(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
 void sweep_answer_print_attribution_json(FILE *f, const sweep_answer_t *a, int sc, int b);
 void sweep_answer_print_robust_json(FILE *f, const sax_search_t *s, const sweep_answer_t *a);
 

@@ -4,7 +4,7 @@
 # regret over the scenarios, by brute force over all settings), each baseline's attribution (the
 # mixes looked up among the rows by their key values, Shapley values by the subset formula), and the
 # network-oblivious pick (its real time is the best over its network settings, never faster than
-# the best); and the same answer on 2 ranks.
+# the best), the best lossless candidate; and the same answer on 2 ranks.
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -116,6 +116,13 @@ for s in d["scenarios"]:
             and all(int(x[k]) == int(r[k]) for k in fixed)]
     assert close(min(same), ob["iteration_time_s"]), (min(same), ob)
     assert ob["speedup"] >= 1 - 1e-12 and close(ob["speedup"], ob["iteration_time_s"] / s["best"]["iteration_time_s"])
+# the best lossless: the fastest row that compresses nothing (compression code 0), beside a lossy best
+for s in d["scenarios"]:
+    sc = s["index"]
+    lossless = min(t for (c, k), t in by_keys.items() if c == sc and k[KEYS.index("compression")] == 0)
+    assert s["best_lossy"] == (s["best"]["network"]["compression"] != "none"), s
+    assert close(s["best_lossless"]["iteration_time_s"], lossless), (s["best_lossless"], lossless)
+    assert s["best_lossless"]["network"]["compression"] == "none"
 print("decisions: robust %.4f, %d attributions, %d oblivious picks checked" % (rb["worst_regret"], checked, ns))
 PYEOF
 check "robust, attribution and oblivious agree with the rows" test $? -eq 0
