@@ -1,7 +1,8 @@
 /* search_internal.h - private to search/: what the files of the folder hand each other.
  *
- * The files stand one above the other: bound.c (the lower bounds) uses space.c (the space and its
- * relaxed problems), which uses relax.c (how a problem is relaxed), which uses only the model. */
+ * The files stand one above the other: decide.c (attribution, robust) and bound.c (the lower
+ * bounds) use space.c (the space and its relaxed problems), which uses relax.c (how a problem is
+ * relaxed), which uses only the model. */
 #ifndef SAX_SEARCH_INTERNAL_H
 #define SAX_SEARCH_INTERNAL_H
 
