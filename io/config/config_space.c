@@ -161,11 +161,21 @@ static int list_count(const cf_section_t *sub, const sax_cluster_t *c)
 const cf_field_t *cf_resolve_path(const char *path, const sax_problem_t *p, size_t *offset, char *why,
                                   size_t n)
 {
+    /* a path starts in the cluster unless it names the training or the model section */
     const char *s = path;
-    if (strncmp(s, "cluster.", 8) == 0)
-        s += 8;
     const cf_section_t *sec = &cf_cluster_section;
     size_t off = offsetof(sax_problem_t, cluster);
+    if (strncmp(s, "training.", 9) == 0) {
+        s += 9;
+        sec = &cf_training_section;
+        off = offsetof(sax_problem_t, training);
+    } else if (strncmp(s, "model.", 6) == 0) {
+        s += 6;
+        sec = &cf_model_section;
+        off = offsetof(sax_problem_t, model);
+    } else if (strncmp(s, "cluster.", 8) == 0) {
+        s += 8;
+    }
     for (;;) {
         char name[SAX_PATH_LEN];
         size_t len = strcspn(s, ".[");
@@ -225,8 +235,10 @@ static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_p
     char found[96], why[256];
     cf_describe(obj, found, sizeof found);
     if (!cJSON_IsObject(obj))
-        return cf_fail(ctx, "expected an object mapping paths in cluster to lists of values, found %s",
-                       found);
+        return cf_fail(
+            ctx,
+            "expected an object mapping paths in cluster, training or model to lists of values, found %s",
+            found);
     sax_problem_t *scratch = malloc(sizeof *scratch);
     if (scratch == NULL)
         return sax_error_set(ctx->err, SAX_ERR_NOMEM, "%s: out of memory", ctx->file);
@@ -251,8 +263,9 @@ static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_p
         const cf_field_t *f = cf_resolve_path(m->string, p, &off, why, sizeof why);
         if (f == NULL) {
             st = cf_fail(ctx,
-                         "expected a path to a number in cluster such as \"site_links[0].bandwidth\" or "
-                         "\"tiers[1].latency\", found \"%s\" (%s)",
+                         "expected a path to a number in cluster, training or model such as "
+                         "\"site_links[0].bandwidth\", \"tiers[1].latency\" or "
+                         "\"training.dp_overlap_efficiency\", found \"%s\" (%s)",
                          m->string, why);
             goto out;
         }
@@ -492,8 +505,13 @@ sax_status_t cf_build_scenarios(cf_ctx_t *ctx, const cf_fixed_t *fixed, sax_conf
             continue;
         size_t mark = cf_push_key(ctx, "space");
         cf_push_key(ctx, "scenarios");
-        cf_push_key(ctx, "cluster");
-        sax_status_t st = cf_check_cluster(ctx, &p->cluster);
+        size_t inner = cf_push_key(ctx, "model");
+        sax_status_t st = cf_check_model(ctx, &p->model);
+        cf_pop(ctx, inner);
+        if (st == SAX_OK) {
+            cf_push_key(ctx, "cluster");
+            st = cf_check_cluster(ctx, &p->cluster);
+        }
         cf_pop(ctx, mark);
         if (st != SAX_OK) {
             if (ctx->err != NULL) {

@@ -435,6 +435,43 @@ static void test_missing_file_and_text(void **state)
     assert_non_null(strstr(err.text, "cluster.sites[0].gpus: expected at most 8 GPUs"));
 }
 
+/* Scenarios may vary the training and the model too (not design choices: the model's own
+ * parameters), each value reaching its scenario's problem; a bad path or value is refused with it. */
+static void test_scenarios_beyond_cluster(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 64}, \"cluster\": {\"gpu\": \"H100\","
+        " \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
+        " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+        " \"parallelism\": {\"tp\": 8}, \"network\": {},"
+        " \"space\": {\"tp\": [4, 8], \"scenarios\": {%s}}}";
+    char text[2048];
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    snprintf(text, sizeof text, fmt,
+             "\"training.dp_overlap_efficiency\": [0.25, 1], \"model.seq_len\": [4096, 8192]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.n_scenarios, 4);
+    /* the last path varies fastest: (0.25, 4096), (0.25, 8192), (1, 4096), (1, 8192) */
+    assert_true(close_to(cfg.scenarios[0].training.dp_overlap_efficiency, 0.25));
+    assert_true(close_to(cfg.scenarios[3].training.dp_overlap_efficiency, 1.0));
+    assert_int_equal(cfg.scenarios[0].model.seq_len, 4096);
+    assert_int_equal(cfg.scenarios[1].model.seq_len, 8192);
+    assert_int_equal(cfg.problem.model.seq_len, 8192); /* llama3-8b's own, untouched */
+    sax_config_fini(&cfg);
+
+    snprintf(text, sizeof text, fmt, "\"training.no_such_key\": [1, 2]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text,
+                           "space.scenarios.training.no_such_key: expected a path to a number in cluster, "
+                           "training or model"));
+    assert_non_null(strstr(err.text, "training has no key \"no_such_key\""));
+    snprintf(text, sizeof text, fmt, "\"training.dp_overlap_efficiency\": [0.5, 1.5]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "space.scenarios.training.dp_overlap_efficiency[1]"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_bad_corpus_covered),
         cmocka_unit_test(test_missing_file_and_text),
+        cmocka_unit_test(test_scenarios_beyond_cluster),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
