@@ -187,3 +187,61 @@ sax_status_t sax_search_robust(const sax_search_t *s, const sax_record_t *const 
     free(r);
     return st;
 }
+
+/* How much a transport depends on a loss-free path: TCP recovers from loss by design, RoCE with
+ * selective repeat resends only what was lost, go-back-N resends the whole window after each loss,
+ * and lossless RoCE needs PFC on every hop of the link (docs/decisions.md). */
+static int transport_risk(sax_transport_t t)
+{
+    switch (t) {
+    case SAX_TRANSPORT_TCP: return 0;
+    case SAX_TRANSPORT_ROCE_SR: return 1;
+    case SAX_TRANSPORT_ROCE_GBN: return 2;
+    case SAX_TRANSPORT_ROCE:
+    case SAX_TRANSPORT_COUNT: break;
+    }
+    return 3;
+}
+
+int sax_search_simpler(const sax_record_t *a, const sax_record_t *b)
+{
+    const sax_candidate_t *x = &a->candidate, *y = &b->candidate;
+    int d = (x->compression != SAX_COMPRESSION_NONE) - (y->compression != SAX_COMPRESSION_NONE);
+    if (d == 0)
+        d = transport_risk(x->transport) - transport_risk(y->transport);
+    if (d == 0) {
+        double bx = a->result.cross_site_bytes_per_iteration, by = b->result.cross_site_bytes_per_iteration;
+        d = (bx > by) - (bx < by);
+    }
+    if (d == 0)
+        d = x->connections - y->connections;
+    if (d == 0)
+        d = x->channels - y->channels;
+    if (d == 0)
+        d = x->p2p_channels - y->p2p_channels;
+    if (d == 0)
+        d = (a->index > b->index) - (a->index < b->index);
+    return d;
+}
+
+void sax_search_ties(const sax_search_t *s, const sax_record_t *top, int64_t n_top, int top_k,
+                     sax_ties_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n_top == 0)
+        return;
+    double t = top[0].result.iteration_time_s;
+    sax_search_cursor_t first, cur;
+    sax_search_seek(s, top[0].index, &first);
+    while (out->count < n_top && top[out->count].result.iteration_time_s <= t * (1.0 + SAX_TIE_REL)) {
+        const sax_record_t *r = &top[out->count];
+        sax_search_seek(s, r->index, &cur);
+        for (int k = 0; k < SAX_KEY_COUNT; k++)
+            if (cur.digit[k] != first.digit[k])
+                out->differ |= 1u << k;
+        if (sax_search_simpler(r, &top[out->simplest]) < 0)
+            out->simplest = out->count;
+        out->count++;
+    }
+    out->at_least = out->count == n_top && n_top == top_k;
+}

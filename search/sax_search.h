@@ -201,6 +201,29 @@ sax_status_t sax_search_robust(const sax_search_t *s, const sax_record_t *const 
                                int top_k, bool exhaustive, sax_scratch_t *scratch, double *regret,
                                sax_robust_t *out, sax_error_t *err);
 
+/* Candidates whose times differ by less than this fraction are tied: the model's times are
+ * deterministic, so a tie is a choice the model cannot tell apart (up to rounding). */
+#define SAX_TIE_REL 1e-12
+
+/* The documented preference among tied candidates (docs/decisions.md): < 0 when `a` is the simpler,
+ * safer choice: no compression, then a transport less dependent on a loss-free path (tcp, roce-sr,
+ * roce-gbn, roce), then fewer cross-site bytes, fewer flows per connection, fewer channels, fewer
+ * point-to-point channels, and last the lower index. */
+int sax_search_simpler(const sax_record_t *a, const sax_record_t *b);
+
+/* The candidates of a scenario's top list (sorted by time, n_top of capacity top_k) tied with its
+ * first: how many, whether the list may hold only some of them (it is full of them), which keys
+ * differ among them (bit k), and the position of the simplest by sax_search_simpler. */
+typedef struct {
+    int64_t count;
+    bool at_least;
+    uint32_t differ;
+    int64_t simplest;
+} sax_ties_t;
+
+void sax_search_ties(const sax_search_t *s, const sax_record_t *top, int64_t n_top, int top_k,
+                     sax_ties_t *out);
+
 /* The network-oblivious twin of problem `p` (what an optimiser that models one flat network
  * sees): every site link becomes the outermost tier (its latency, and the bandwidth every GPU of
  * the smaller site has at that tier after oversubscription), lossless, with unlimited window, PFC

@@ -121,6 +121,36 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
     fputs("]}", f);
 }
 
+/* The name of value `j` of key `k` as a configuration writes it. */
+void cli_value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf, size_t n)
+{
+    switch (k) {
+    case SAX_KEY_DP:
+        if (v == 0) {
+            snprintf(buf, n, "auto");
+            return;
+        }
+        break;
+    case SAX_KEY_SCHEDULE: snprintf(buf, n, "%s", sax_schedule_names[v]); return;
+    case SAX_KEY_RECOMPUTE: snprintf(buf, n, "%s", sax_recompute_names[v]); return;
+    case SAX_KEY_SEQUENCE_PARALLEL: snprintf(buf, n, "%s", v ? "true" : "false"); return;
+    case SAX_KEY_LAYER_SPLIT: snprintf(buf, n, "%s", sax_layer_split_names[v]); return;
+    case SAX_KEY_TRANSPORT: snprintf(buf, n, "%s", sax_transport_names[v]); return;
+    case SAX_KEY_ALGORITHM: snprintf(buf, n, "%s", sax_algorithm_names[v]); return;
+    case SAX_KEY_COMPRESSION: snprintf(buf, n, "%s", sax_compression_names[v]); return;
+    case SAX_KEY_ORDER: {
+        size_t used = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < d->order_len[v] && used + 4 < n; i++)
+            used +=
+                (size_t)snprintf(buf + used, n - used, "%s%s", i ? "-" : "", sax_dim_names[d->orders[v][i]]);
+        return;
+    }
+    default: break;
+    }
+    snprintf(buf, n, "%d", (int)v);
+}
+
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c)
 {
     fprintf(f, "tp=%d cp=%d ep=%d pp=%d dp=%d vpp=%d mb=%d %s recompute=%s sp=%s zero=%d order=", c->tp,

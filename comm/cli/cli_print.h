@@ -3,7 +3,7 @@
 #ifndef SAX_CLI_PRINT_H
 #define SAX_CLI_PRINT_H
 
-#include "sax_model.h"
+#include "sax_search.h"
 
 #include <stdio.h>
 
@@ -12,6 +12,9 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c);
 void cli_print_network_json(FILE *f, const sax_candidate_t *c);
 /* The contract's `sax eval --json` object (without a trailing newline). */
 void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r);
+/* Value v (coded as sax_space_desc_t) of key k as a configuration writes it: "auto", "zb-h1",
+ * "tp-cp-dp-pp", "8". */
+void cli_value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf, size_t n);
 /* One line: "tp=8 pp=16 dp=8 ... order=tp,cp,pp,dp transport=roce ..." */
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c);
 /* A readable table of the result with its breakdown. */

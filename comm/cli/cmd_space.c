@@ -3,6 +3,7 @@
  * Runs as a plain process (no MPI). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "cli.h"
+#include "cli_print.h"
 #include "sax_config.h"
 #include "sax_search.h"
 
@@ -23,36 +24,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The name of value `j` of key `k` as a configuration writes it. */
-static void value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf, size_t n)
-{
-    switch (k) {
-    case SAX_KEY_DP:
-        if (v == 0) {
-            snprintf(buf, n, "auto");
-            return;
-        }
-        break;
-    case SAX_KEY_SCHEDULE: snprintf(buf, n, "%s", sax_schedule_names[v]); return;
-    case SAX_KEY_RECOMPUTE: snprintf(buf, n, "%s", sax_recompute_names[v]); return;
-    case SAX_KEY_SEQUENCE_PARALLEL: snprintf(buf, n, "%s", v ? "true" : "false"); return;
-    case SAX_KEY_LAYER_SPLIT: snprintf(buf, n, "%s", sax_layer_split_names[v]); return;
-    case SAX_KEY_TRANSPORT: snprintf(buf, n, "%s", sax_transport_names[v]); return;
-    case SAX_KEY_ALGORITHM: snprintf(buf, n, "%s", sax_algorithm_names[v]); return;
-    case SAX_KEY_COMPRESSION: snprintf(buf, n, "%s", sax_compression_names[v]); return;
-    case SAX_KEY_ORDER: {
-        size_t used = 0;
-        buf[0] = '\0';
-        for (int i = 0; i < d->order_len[v] && used + 4 < n; i++)
-            used +=
-                (size_t)snprintf(buf + used, n - used, "%s%s", i ? "-" : "", sax_dim_names[d->orders[v][i]]);
-        return;
-    }
-    default: break;
-    }
-    snprintf(buf, n, "%d", (int)v);
 }
 
 /* Measures the model as a sweep meets it: windows of consecutive valid candidates, spread evenly
@@ -188,7 +159,7 @@ static int run(int argc, char **argv)
             int n = sax_search_value_count(s, k);
             printf("  %-18s %6d  ", sax_key_names[k], n);
             for (int j = 0; j < n; j++) {
-                value_text(d, k, sax_search_value(s, k, j), buf, sizeof buf);
+                cli_value_text(d, k, sax_search_value(s, k, j), buf, sizeof buf);
                 printf("%s%s", j ? ", " : "", buf);
             }
             printf("\n");

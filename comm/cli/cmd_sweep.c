@@ -504,6 +504,7 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         cli_print_candidate_line(f, &best->candidate);
         fprintf(f, "\n");
         print_indented(f, sax_search_problem(s, sc), &best->result);
+        sweep_answer_print_ties_text(f, s, r, ans, sc);
         sweep_answer_print_lossless_text(f, r, ans, sc);
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);
@@ -565,6 +566,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         }
         sweep_answer_print_oblivious_json(f, s, r, ans, sc);
         sweep_answer_print_lossless_json(f, r, ans, sc);
+        sweep_answer_print_ties_json(f, s, r, ans, sc);
         fprintf(f, ", \"baselines\": {");
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);

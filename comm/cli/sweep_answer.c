@@ -47,6 +47,7 @@ void sweep_answer_free(sweep_answer_t *a)
 {
     free(a->oblivious);
     free(a->lossless);
+    free(a->ties);
     free(a->attribution);
     free(a->regret);
     memset(a, 0, sizeof *a);
@@ -112,20 +113,22 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
     a->have_oblivious = oblivious_best != NULL;
     a->oblivious = calloc((size_t)ns, sizeof *a->oblivious);
     a->lossless = calloc((size_t)ns, sizeof *a->lossless);
+    a->ties = calloc((size_t)ns, sizeof *a->ties);
     a->attribution = calloc((size_t)ns * (size_t)nb + 1, sizeof *a->attribution);
     a->regret = calloc((size_t)ns, sizeof *a->regret);
     const sax_record_t **top = calloc((size_t)ns, sizeof *top);
     int64_t *n_top = calloc((size_t)ns, sizeof *n_top);
     sax_scratch_t *scratch = malloc(sax_scratch_size());
     sax_status_t st = SAX_OK;
-    if (a->oblivious == NULL || a->lossless == NULL || a->attribution == NULL || a->regret == NULL ||
-        top == NULL || n_top == NULL || scratch == NULL)
+    if (a->oblivious == NULL || a->lossless == NULL || a->ties == NULL || a->attribution == NULL ||
+        a->regret == NULL || top == NULL || n_top == NULL || scratch == NULL)
         st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the sweep's answer");
     else
         sax_scratch_init(scratch);
     for (int sc = 0; sc < ns && st == SAX_OK; sc++) {
         const sax_record_t *best = sax_reduce_best(r, sc);
         n_top[sc] = sax_reduce_top(r, sc, &top[sc]);
+        sax_search_ties(s, top[sc], n_top[sc], sax_reduce_top_k(r), &a->ties[sc]);
         if (best->index >= 0 && st == SAX_OK)
             st = lossless_of(s, r, best, scratch, &a->lossless[sc]);
         if (a->have_oblivious && oblivious_best[sc].index >= 0)
@@ -148,6 +151,78 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
+
+/* "transport {roce-sr, tcp}, connections {1, 4}": the values each differing key takes in the tie. */
+static void print_tie_values(FILE *f, const sax_search_t *s, const sax_record_t *top, const sax_ties_t *t,
+                             bool json)
+{
+    const sax_space_desc_t *d = sax_search_desc(s);
+    bool first_key = true;
+    for (int k = 0; k < SAX_KEY_COUNT; k++) {
+        if (!(t->differ >> k & 1))
+            continue;
+        bool seen[SAX_SPACE_MAX_VALUES] = {false};
+        for (int64_t i = 0; i < t->count; i++) {
+            sax_search_cursor_t cur;
+            sax_search_seek(s, top[i].index, &cur);
+            seen[cur.digit[k]] = true;
+        }
+        fprintf(f, json ? "%s\"%s\": [" : "%s%s {", first_key ? "" : ", ", sax_key_names[k]);
+        first_key = false;
+        bool first_value = true;
+        for (int j = 0; j < sax_search_value_count(s, (sax_key_t)k); j++) {
+            if (!seen[j])
+                continue;
+            char buf[96];
+            cli_value_text(d, (sax_key_t)k, sax_search_value(s, (sax_key_t)k, j), buf, sizeof buf);
+            if (json) {
+                fprintf(f, "%s", first_value ? "" : ", ");
+                cli_print_json_string(f, buf);
+            } else {
+                fprintf(f, "%s%s", first_value ? "" : ", ", buf);
+            }
+            first_value = false;
+        }
+        fprintf(f, json ? "]" : "}");
+    }
+}
+
+void sweep_answer_print_ties_text(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
+                                  const sweep_answer_t *a, int sc)
+{
+    const sax_ties_t *t = &a->ties[sc];
+    if (t->count < 2)
+        return;
+    const sax_record_t *top;
+    sax_reduce_top(r, sc, &top);
+    fprintf(f, "  tied: %s%lld candidates with the same time, differing only in ",
+            t->at_least ? "at least " : "", (long long)t->count);
+    print_tie_values(f, s, top, t, false);
+    fprintf(f, "\n  the simplest of them (docs/decisions.md): ");
+    cli_print_candidate_line(f, &top[t->simplest].candidate);
+    fprintf(f, "\n");
+}
+
+void sweep_answer_print_ties_json(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
+                                  const sweep_answer_t *a, int sc)
+{
+    const sax_ties_t *t = &a->ties[sc];
+    const sax_record_t *top;
+    sax_reduce_top(r, sc, &top);
+    fprintf(f, ", \"ties\": ");
+    if (t->count == 0) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "{\"count\": %lld, \"at_least\": %s, \"differ_in\": {", (long long)t->count,
+            t->at_least ? "true" : "false");
+    print_tie_values(f, s, top, t, true);
+    fprintf(f, "}, \"simplest\": {\"index\": %lld, \"parallelism\": ", (long long)top[t->simplest].index);
+    cli_print_parallelism_json(f, &top[t->simplest].candidate);
+    fprintf(f, ", \"network\": ");
+    cli_print_network_json(f, &top[t->simplest].candidate);
+    fprintf(f, "}}");
+}
 
 void sweep_answer_print_lossless_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc)
 {

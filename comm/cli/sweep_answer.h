@@ -27,6 +27,7 @@ typedef struct {
 typedef struct {
     int n_scenarios, n_baselines;
     sweep_lossless_t *lossless;     /* n_scenarios */
+    sax_ties_t *ties;               /* n_scenarios: the candidates tied with the best */
     bool have_oblivious;            /* false when --no-oblivious or interrupted */
     sweep_oblivious_t *oblivious;   /* n_scenarios */
     sax_attribution_t *attribution; /* n_scenarios x n_baselines */
@@ -48,17 +49,21 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
                                   const sax_record_t *oblivious_best, sweep_answer_t *a, sax_error_t *err);
 void sweep_answer_free(sweep_answer_t *a);
 
-/* Text lines of scenario `sc`, indented: the best lossless (under the best), the attribution (under
+/* Text lines of scenario `sc`, indented: the tie (under the best), the best lossless, the attribution (under
  * baseline b), the oblivious pick (last); then the robust block after all scenarios. */
+void sweep_answer_print_ties_text(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
+                                  const sweep_answer_t *a, int sc);
 void sweep_answer_print_lossless_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
 void sweep_answer_print_attribution_text(FILE *f, const sweep_answer_t *a, int sc, int b);
 void sweep_answer_print_oblivious_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
 void sweep_answer_print_robust_text(FILE *f, const sax_search_t *s, const sweep_answer_t *a);
 /* JSON members (each preceded by ", "): per scenario `"oblivious": {...}` and `"best_lossless": {...},
- * "best_lossy": b, "compression_noop": b`; per baseline
+ * "best_lossy": b, "compression_noop": b` and `"ties": {...}`; per baseline
  * `"attribution": {...}`; top level `"robust": {...}`. */
 void sweep_answer_print_oblivious_json(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
                                        const sweep_answer_t *a, int sc);
+void sweep_answer_print_ties_json(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
+                                  const sweep_answer_t *a, int sc);
 void sweep_answer_print_lossless_json(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
 void sweep_answer_print_attribution_json(FILE *f, const sweep_answer_t *a, int sc, int b);
 void sweep_answer_print_robust_json(FILE *f, const sax_search_t *s, const sweep_answer_t *a);

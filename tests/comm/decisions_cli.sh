@@ -4,7 +4,7 @@
 # regret over the scenarios, by brute force over all settings), each baseline's attribution (the
 # mixes looked up among the rows by their key values, Shapley values by the subset formula), and the
 # network-oblivious pick (its real time is the best over its network settings, never faster than
-# the best), the best lossless candidate; and the same answer on 2 ranks.
+# the best), the best lossless candidate, the ties and their simplest; and the same answer on 2 ranks.
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -123,7 +123,24 @@ for s in d["scenarios"]:
     assert s["best_lossy"] == (s["best"]["network"]["compression"] != "none"), s
     assert close(s["best_lossless"]["iteration_time_s"], lossless), (s["best_lossless"], lossless)
     assert s["best_lossless"]["network"]["compression"] == "none"
-print("decisions: robust %.4f, %d attributions, %d oblivious picks checked" % (rb["worst_regret"], checked, ns))
+# ties: every row within 1e-12 of the best; the keys that differ among them; the simplest by the
+# documented preference (no compression, tcp < roce-sr < roce-gbn < roce, fewer cross-site bytes, fewer
+# connections, channels, p2p channels, lower index)
+RISK = {3: 0, 2: 1, 1: 2, 0: 3}  # transport codes roce, roce-gbn, roce-sr, tcp
+ties_seen = 0
+for s in d["scenarios"]:
+    sc, tb = s["index"], s["best"]["iteration_time_s"]
+    tied = [r for r in rows if int(r["scenario"]) == sc and r["feasible"] and r["iteration_time_s"] <= tb * (1 + 1e-12)]
+    ti = s["ties"]
+    assert ti["count"] == len(tied) and ti["at_least"] is False, (ti, len(tied))
+    differ = sorted(k for k in KEYS if len({int(r[k]) for r in tied}) > 1)
+    assert sorted(ti["differ_in"]) == differ, (ti["differ_in"], differ)
+    simplest = min(tied, key=lambda r: (int(r["compression"]) != 0, RISK[int(r["transport"])],
+                                        float(r["cross_site_bytes_per_iteration"]), int(r["connections"]),
+                                        int(r["channels"]), int(r["p2p_channels"]), int(r["index"])))
+    assert ti["simplest"]["index"] == int(simplest["index"]), (ti["simplest"]["index"], int(simplest["index"]))
+    ties_seen += len(tied) > 1
+print("decisions: robust %.4f, %d attributions, %d oblivious picks, %d ties checked" % (rb["worst_regret"], checked, ns, ties_seen))
 PYEOF
 check "robust, attribution and oblivious agree with the rows" test $? -eq 0
 
@@ -134,7 +151,8 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a["robust"] == b["robust"], (a["robust"], b["robust"])
 for x, y in zip(a["scenarios"], b["scenarios"]):
-    assert x["oblivious"] == y["oblivious"] and x["baselines"] == y["baselines"], (x, y)
+    for k in ("best", "oblivious", "baselines", "ties", "best_lossless", "best_lossy", "compression_noop"):
+        assert x[k] == y[k], (k, x[k], y[k])
 PYEOF
 check "2 ranks give the same answer" test $? -eq 0
 check_summary decisions_cli
