@@ -12,6 +12,11 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c);
 void cli_print_network_json(FILE *f, const sax_candidate_t *c);
 /* The contract's `sax eval --json` object (without a trailing newline). */
 void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r);
+/* The same with the `bottlenecks` list (sax eval --json). */
+void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
+                         int n_bn);
+/* One line per phase that takes time: "exposed dp 12.7 s: limited by the transport window (...)". */
+void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn);
 /* One line: "tp=8 pp=16 dp=8 ... order=tp,cp,pp,dp transport=roce ..." */
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c);
 /* A readable table of the result with its breakdown. */
