@@ -727,6 +727,7 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
                                       .params = cs->params,
                                       .expert_params = cs->expert_params,
                                       .opt_s = opt[crit],
+                                      .z3_s = (double)m * cs->z3,
                                       .micro = m,
                                       .gpu = cs->gpu};
         for (int s = 0; s < crit; s++)

@@ -360,12 +360,25 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
         x->limited_by = x->coll.limited_by;
     }
 
-    /* the pipeline: its bubble (the schedule's fill and drain: other stages' compute) and its transfers,
-     * whichever is longer; the transfer explained is the slowest boundary's */
+    /* data parallelism */
+    sax_bottleneck_t *dpx = &b[SAX_BN_DP];
+    dpx->exposed_s = bd[SAX_PHASE_DP];
+    op_t dp_op;
+    if (dpx->exposed_s > 0.0 && dp_dominant(p, c, &lay, &d, n_dense, &dense, &moe, &dp_op)) {
+        explain_op(cl, c, &dp_op, &dpx->coll);
+        dpx->has_coll = true;
+        dpx->limited_by = dpx->coll.limited_by;
+    }
+
+    /* the pipeline: its bubble and its transfers, whichever is longer. The transfer explained is the
+     * slowest boundary's; the bubble is the schedule's fill and drain, waiting on the other stages'
+     * events, so it is limited by what takes most of those: compute, or the traffic inside them (TP, CP,
+     * EP, ZeRO-3's gathers), whose verdicts are above. */
     sax_bottleneck_t *x = &b[SAX_BN_PP];
     x->bubble_s = bd[SAX_PHASE_BUBBLE];
     x->exposed_s = bd[SAX_PHASE_BUBBLE] + bd[SAX_PHASE_PP];
-    x->limited_by = SAX_LIMIT_COMPUTE;
+    x->bubble_of = SAX_BN_COMPUTE;
+    x->limited_by = b[SAX_BN_COMPUTE].limited_by;
     if (bd[SAX_PHASE_PP] > bd[SAX_PHASE_BUBBLE] && c->pp > 1) {
         int slow = 0, boundaries = c->vpp > 1 ? c->pp : c->pp - 1;
         for (int s = 1; s < boundaries; s++)
@@ -381,16 +394,21 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
         explain_op(cl, c, &o, &x->coll);
         x->has_coll = true;
         x->limited_by = x->coll.limited_by;
-    }
-
-    /* data parallelism */
-    x = &b[SAX_BN_DP];
-    x->exposed_s = bd[SAX_PHASE_DP];
-    op_t o;
-    if (x->exposed_s > 0.0 && dp_dominant(p, c, &lay, &d, n_dense, &dense, &moe, &o)) {
-        explain_op(cl, c, &o, &x->coll);
-        x->has_coll = true;
-        x->limited_by = x->coll.limited_by;
+    } else {
+        const struct {
+            sax_bn_phase_t phase;
+            double s;
+        } part[] = {{SAX_BN_TP, bd[SAX_PHASE_TP]},
+                    {SAX_BN_CP, bd[SAX_PHASE_CP]},
+                    {SAX_BN_EP, bd[SAX_PHASE_EP]},
+                    {SAX_BN_DP, d.z3_s}};
+        double most = b[SAX_BN_COMPUTE].exposed_s;
+        for (size_t i = 0; i < sizeof part / sizeof part[0]; i++)
+            if (part[i].s > most && b[part[i].phase].has_coll) {
+                most = part[i].s;
+                x->bubble_of = part[i].phase;
+                x->limited_by = b[part[i].phase].limited_by;
+            }
     }
 
     /* the phases that take time, longest first (ties in the list's order) */

@@ -265,6 +265,7 @@ typedef struct {
     int first_layer, layers;      /* its first layer and how many it holds */
     double params, expert_params; /* per GPU of it, before ZeRO sharding; of which routed experts */
     double opt_s;                 /* its optimizer step */
+    double z3_s;                  /* ZeRO-3's exposed traffic inside its events, all micro-batches */
     long micro;                   /* micro-batches per iteration */
     const sax_gpu_t *gpu;         /* its GPU type */
 } sax_eval_detail_t;

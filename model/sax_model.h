@@ -494,11 +494,13 @@ typedef struct {
     double exposed_s; /* its exposed time: the breakdown's (pp: bubble + exposed_pp; compute
                                   without the optimizer step, which is its own phase) */
     sax_limit_t limited_by;
-    bool has_coll;           /* coll explains it (communication phases, and pp when its transfers
+    bool has_coll;            /* coll explains it (communication phases, and pp when its transfers
                                   outweigh its bubble) */
-    sax_coll_explain_t coll; /* the phase's dominant collective (or pipeline transfer) */
-    double bubble_s;         /* pp: of exposed_s, the schedule's bubble */
-    double math_s, memory_s; /* compute: the critical stage's GEMM and attention time, and its
+    sax_coll_explain_t coll;  /* the phase's dominant collective (or pipeline transfer) */
+    double bubble_s;          /* pp: of exposed_s, the schedule's bubble */
+    sax_bn_phase_t bubble_of; /* pp limited by its bubble: the largest part of the stages' events it
+                                  waits on (compute, or a phase whose traffic is inside the events) */
+    double math_s, memory_s;  /* compute: the critical stage's GEMM and attention time, and its
                                   memory-bound kernels' (optimizer: memory_s is the step) */
 } sax_bottleneck_t;
 

@@ -216,10 +216,17 @@ void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn)
             snprintf(why, sizeof why, "%s; its %s of %s over %d GPUs takes %s", words,
                      sax_coll_op_names[b->coll.op], si(size, sizeof size, b->coll.bytes, "B"), b->coll.gpus,
                      duration(took, sizeof took, b->coll.time_s));
+        } else if (b->phase == SAX_BN_PP && b->bubble_of == SAX_BN_COMPUTE) {
+            snprintf(why, sizeof why,
+                     "%s: the schedule's bubble (%s of it) waits on the other stages' compute",
+                     b->limited_by == SAX_LIMIT_MEMORY_BANDWIDTH ? "HBM bandwidth" : "compute",
+                     duration(t1, sizeof t1, b->bubble_s));
         } else if (b->phase == SAX_BN_PP) {
             snprintf(why, sizeof why,
-                     "compute: the schedule's bubble, the other stages' fill and drain (%s of it)",
-                     duration(t1, sizeof t1, b->bubble_s));
+                     "%s: the schedule's bubble (%s of it) waits on the other stages' events, mostly %s "
+                     "traffic",
+                     sax_limit_names[b->limited_by], duration(t1, sizeof t1, b->bubble_s),
+                     sax_bn_phase_names[b->bubble_of]);
         } else if (b->phase == SAX_BN_OPTIMIZER) {
             snprintf(why, sizeof why, "HBM bandwidth: Adam reads and writes 30 B per parameter");
         } else if (b->limited_by == SAX_LIMIT_MEMORY_BANDWIDTH) {

@@ -309,6 +309,31 @@ static void test_two_site_dp_window(void **state)
     assert_int_equal(b[0].coll.gpus, 2);
 }
 
+/* One node, tp = 4 and pp = 2 (8 micro-batches, 1F1B): a boundary's transfer is 8192 x 4096 x 2 B / 4 =
+ * 16 MiB over NVLink (47 us), while a stage's events take per layer and micro-batch about 4.8 ms of
+ * compute (12 x 4096^2 x 2 x 8192 / 4 = 8.2e11 FLOP forward at about 700 TFLOP/s, 1.2 ms, plus 0.4 ms
+ * of attention, three passes) against 4 TP all-reduces of 64 MiB over 4 GPUs (2 x 3/4 x 64 MiB / 360
+ * GB/s = 0.28 ms each, 1.1 ms). So the pipeline's idle time is its bubble, the bubble waits on the other
+ * stage's compute, and pp is limited by compute. */
+static void test_pipeline_bubble_is_compute(void **state)
+{
+    (void)state;
+    sax_problem_t p;
+    make_problem(&p, 8, 0.0, 0.0, 0.0);
+    sax_candidate_t c = candidate(4, 1);
+    c.pp = 2;
+    sax_bottleneck_t b[SAX_BN_PHASE_COUNT];
+    int n = -1;
+    assert_int_equal(sax_model_explain(&p, &c, scratch, b, &n), SAX_OK);
+    check_against_breakdown(&p, &c, b, n);
+    const sax_bottleneck_t *pp = find(b, n, SAX_BN_PP);
+    assert_non_null(pp);
+    assert_false(pp->has_coll);
+    assert_true(pp->bubble_s > 0.5 * pp->exposed_s);
+    assert_int_equal(pp->bubble_of, SAX_BN_COMPUTE);
+    assert_int_equal(pp->limited_by, SAX_LIMIT_COMPUTE);
+}
+
 /* An infeasible candidate has no phases. */
 static void test_infeasible_has_none(void **state)
 {
@@ -332,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_oversubscription_and_nic),
         cmocka_unit_test(test_single_node_job),
         cmocka_unit_test(test_two_site_dp_window),
+        cmocka_unit_test(test_pipeline_bubble_is_compute),
         cmocka_unit_test(test_infeasible_has_none),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
