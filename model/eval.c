@@ -375,6 +375,12 @@ sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sa
 sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                                      sax_result_t *r, sax_pipeline_t *pl_out)
 {
+    return sax_model_eval_detail(p, c, scratch, r, pl_out, NULL);
+}
+
+sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                                   sax_result_t *r, sax_pipeline_t *pl_out, sax_eval_detail_t *detail)
+{
     memset(r, 0, sizeof *r);
     if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->cp < 1 || c->ep < 1 || c->vpp < 1 || c->micro_batch < 1 ||
         c->connections < 1 || c->zero < 0 || c->zero > 3 || p->model.layers < 1 ||
@@ -715,5 +721,17 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     r->feasible = true;
     if (pl_out != NULL)
         *pl_out = pl;
+    if (detail != NULL) {
+        *detail = (sax_eval_detail_t){.crit = crit,
+                                      .layers = cs->layers,
+                                      .params = cs->params,
+                                      .expert_params = cs->expert_params,
+                                      .opt_s = opt[crit],
+                                      .z3_s = (double)m * cs->z3,
+                                      .micro = m,
+                                      .gpu = cs->gpu};
+        for (int s = 0; s < crit; s++)
+            detail->first_layer += st[s].layers;
+    }
     return SAX_OK;
 }

@@ -258,4 +258,20 @@ const sax_schedule_desc_t *sax_schedule_get(sax_schedule_t id);
  * event simulation, memoised in `sc` (NULL: no simulation). False when it cannot be timed. */
 bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *makespan, double *finish);
 
+/* ---- what sax_model_explain needs of an evaluation (eval.c; filled only when asked) ---------- */
+
+typedef struct {
+    int crit;                     /* the stage that ends the iteration */
+    int first_layer, layers;      /* its first layer and how many it holds */
+    double params, expert_params; /* per GPU of it, before ZeRO sharding; of which routed experts */
+    double opt_s;                 /* its optimizer step */
+    double z3_s;                  /* ZeRO-3's exposed traffic inside its events, all micro-batches */
+    long micro;                   /* micro-batches per iteration */
+    const sax_gpu_t *gpu;         /* its GPU type */
+} sax_eval_detail_t;
+
+/* sax_model_eval_pipeline that also fills `d` (may be NULL) for a feasible candidate. */
+sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                                   sax_result_t *r, sax_pipeline_t *pl, sax_eval_detail_t *d);
+
 #endif

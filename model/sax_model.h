@@ -439,6 +439,84 @@ double sax_coll_busbw_factor(sax_coll_op_t op, int n);
  * (SAX_INFEASIBLE_LOSSLESS). */
 double sax_pfc_headroom_needed(const sax_cluster_t *cl, int link);
 
+/* ---- what limits each phase (model/explain.c: off the evaluation path) ------------------------ */
+
+/* The phases `sax eval` explains (contract.md, "bottlenecks"): the breakdown's, with the bubble counted
+ * in pp and the optimizer step taken out of compute. */
+#define SAX_BN_PHASE_LIST(X)                                                                                 \
+    X(SAX_BN_COMPUTE, "compute")                                                                             \
+    X(SAX_BN_TP, "tp")                                                                                       \
+    X(SAX_BN_CP, "cp")                                                                                       \
+    X(SAX_BN_EP, "ep")                                                                                       \
+    X(SAX_BN_PP, "pp")                                                                                       \
+    X(SAX_BN_DP, "dp")                                                                                       \
+    X(SAX_BN_OPTIMIZER, "optimizer")
+/* What limits a phase: for communication the largest of the collective's terms (docs/cost-model.md
+ * section 10), for compute the larger of the GEMM/attention and the memory-bound kernel time. */
+#define SAX_LIMIT_LIST(X)                                                                                    \
+    X(SAX_LIMIT_COMPUTE, "compute")                                                                          \
+    X(SAX_LIMIT_MEMORY_BANDWIDTH, "memory_bandwidth")                                                        \
+    X(SAX_LIMIT_LATENCY, "latency")                                                                          \
+    X(SAX_LIMIT_WINDOW, "window")                                                                            \
+    X(SAX_LIMIT_LINK_CAPACITY, "link_capacity")                                                              \
+    X(SAX_LIMIT_OVERSUBSCRIPTION, "oversubscription")                                                        \
+    X(SAX_LIMIT_NIC, "nic")                                                                                  \
+    X(SAX_LIMIT_SCALE_UP, "scale_up")
+#define SAX_ENUM_MEMBER(name, str) name,
+typedef enum { SAX_BN_PHASE_LIST(SAX_ENUM_MEMBER) SAX_BN_PHASE_COUNT } sax_bn_phase_t;
+typedef enum { SAX_LIMIT_LIST(SAX_ENUM_MEMBER) SAX_LIMIT_COUNT } sax_limit_t;
+#undef SAX_ENUM_MEMBER
+extern const char *const sax_bn_phase_names[SAX_BN_PHASE_COUNT];
+extern const char *const sax_limit_names[SAX_LIMIT_COUNT];
+
+/* Why one collective or transfer takes its time. Each term is the operation re-timed by the closed
+ * form with only that limit left: latency (every bandwidth and window unlimited, one NCCL loop), window
+ * (bandwidths unlimited, latencies and windows real, minus the latency term) and each bandwidth resource
+ * alone (latencies zero, every other resource unlimited). The largest term names the limit. */
+typedef struct {
+    sax_limit_t limited_by;         /* SAX_LIMIT_LATENCY .. SAX_LIMIT_SCALE_UP */
+    double time_s;                  /* the closed form the evaluation uses */
+    double term_s[SAX_LIMIT_COUNT]; /* the terms (0 for compute and memory_bandwidth) */
+    double rtt_s;                   /* the longest round trip between sites on the way (0: none) */
+    double inflight_bytes;          /* what one connection keeps in flight: the smaller of NCCL's buffer
+                                        (its slots) and the transport's flows x window (0: no sites) */
+    double scale_up_Bps, nic_Bps;   /* per GPU, as configured */
+    double link_Bps;                /* the smallest site link on the way (0: none) */
+    double oversubscription;        /* the largest on the way (tiers crossed, site uplinks) */
+    int gpus;                       /* members of the group */
+    sax_coll_op_t op;
+    double bytes; /* nccl-tests' size of the operation */
+} sax_coll_explain_t;
+
+/* One phase of an iteration and what limits it. */
+typedef struct {
+    sax_bn_phase_t phase;
+    double exposed_s; /* its exposed time: the breakdown's (pp: bubble + exposed_pp; compute
+                                  without the optimizer step, which is its own phase) */
+    sax_limit_t limited_by;
+    bool has_coll;            /* coll explains it (communication phases, and pp when its transfers
+                                  outweigh its bubble) */
+    sax_coll_explain_t coll;  /* the phase's dominant collective (or pipeline transfer) */
+    double bubble_s;          /* pp: of exposed_s, the schedule's bubble */
+    sax_bn_phase_t bubble_of; /* pp limited by its bubble: the largest part of the stages' events it
+                                  waits on (compute, or a phase whose traffic is inside the events) */
+    double math_s, memory_s;  /* compute: the critical stage's GEMM and attention time, and its
+                                  memory-bound kernels' (optimizer: memory_s is the step) */
+} sax_bottleneck_t;
+
+/* The phases of candidate c's iteration with nonzero exposed time, sorted by exposed time, longest
+ * first, into out (*n of them, at most SAX_BN_PHASE_COUNT); *n = 0 for an infeasible candidate.
+ * Evaluates the candidate again and re-times each phase's dominant operation a few times: not for the
+ * evaluation path of sweeps. Returns what sax_model_eval returns. */
+sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                               sax_bottleneck_t out[SAX_BN_PHASE_COUNT], int *n);
+
+/* The same for one collective of a strided group, as sax_collective_predict takes it (elements of 4
+ * bytes, nccl-tests' float). */
+sax_status_t sax_collective_explain(const sax_cluster_t *cl, const sax_candidate_t *c, sax_coll_op_t op,
+                                    sax_algorithm_t alg, int n, long stride, bool concurrent, double bytes,
+                                    sax_coll_explain_t *out, sax_error_t *err);
+
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
 
 #define SAX_SPACE_MAX_VALUES 32

@@ -63,7 +63,8 @@ static bool lossless_refusal(const sax_problem_t *p, const sax_result_t *r, int 
     return true;
 }
 
-void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r)
+/* The contract's object without its closing brace. */
+static void result_json_body(FILE *f, const sax_problem_t *p, const sax_result_t *r)
 {
     fprintf(f, "{\"feasible\": %s, \"infeasible_reason\": ", r->feasible ? "true" : "false");
     if (r->feasible)
@@ -118,6 +119,25 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
         cli_print_json_number(f, r->link_utilisation[l]);
         fputs("}", f);
     }
+    fputs("]", f);
+}
+
+void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r)
+{
+    result_json_body(f, p, r);
+    fputs("}", f);
+}
+
+void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
+                         int n_bn)
+{
+    result_json_body(f, p, r);
+    fputs(", \"bottlenecks\": [", f);
+    for (int i = 0; i < n_bn; i++) {
+        fprintf(f, "%s{\"phase\": \"%s\", \"exposed_s\": ", i ? ", " : "", sax_bn_phase_names[bn[i].phase]);
+        cli_print_json_number(f, bn[i].exposed_s);
+        fprintf(f, ", \"limited_by\": \"%s\"}", sax_limit_names[bn[i].limited_by]);
+    }
     fputs("]}", f);
 }
 
@@ -149,6 +169,107 @@ void cli_value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf
     default: break;
     }
     snprintf(buf, n, "%d", (int)v);
+}
+
+/* A size or a duration with a readable unit: "35.3 GB", "655 us". */
+static const char *si(char *buf, size_t n, double x, const char *unit)
+{
+    static const char prefix[] = {'G', 'M', 'k'};
+    static const double scale[] = {1e9, 1e6, 1e3};
+    for (int i = 0; i < 3; i++)
+        if (x >= scale[i]) {
+            snprintf(buf, n, "%.3g %c%s", x / scale[i], prefix[i], unit);
+            return buf;
+        }
+    snprintf(buf, n, "%.3g %s", x, unit);
+    return buf;
+}
+
+static const char *duration(char *buf, size_t n, double s)
+{
+    if (s >= 1.0 || s <= 0.0)
+        snprintf(buf, n, "%.3g s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, n, "%.3g ms", 1e3 * s);
+    else
+        snprintf(buf, n, "%.3g us", 1e6 * s);
+    return buf;
+}
+
+/* "the transport window (8 ms RTT, 64 MiB in flight per connection)": the limit in words, with the
+ * figures that decide it. */
+static void limit_words(char *buf, size_t n, const sax_coll_explain_t *x)
+{
+    const double mib = 1024.0 * 1024.0;
+    switch (x->limited_by) {
+    case SAX_LIMIT_LATENCY: {
+        char t[32];
+        snprintf(buf, n, "latency (%s with every bandwidth and window unlimited)",
+                 duration(t, sizeof t, x->term_s[SAX_LIMIT_LATENCY]));
+        break;
+    }
+    case SAX_LIMIT_WINDOW:
+        snprintf(buf, n, "the transport window (%.3g ms RTT, %.3g MiB in flight per connection)",
+                 1e3 * x->rtt_s, x->inflight_bytes / mib);
+        break;
+    case SAX_LIMIT_LINK_CAPACITY:
+        snprintf(buf, n, "site link capacity (%.4g Gbit/s on its slowest link)", 8e-9 * x->link_Bps);
+        break;
+    case SAX_LIMIT_OVERSUBSCRIPTION:
+        if (x->oversubscription > 1.0)
+            snprintf(buf, n, "the uplinks' oversubscription (up to %.3g:1 on the way)", x->oversubscription);
+        else
+            snprintf(buf, n, "the capacity of the tier and site uplinks on the way");
+        break;
+    case SAX_LIMIT_NIC: snprintf(buf, n, "the NIC (%.4g GB/s per GPU)", 1e-9 * x->nic_Bps); break;
+    case SAX_LIMIT_SCALE_UP:
+        snprintf(buf, n, "scale-up bandwidth (%.4g GB/s per GPU)", 1e-9 * x->scale_up_Bps);
+        break;
+    case SAX_LIMIT_COMPUTE:
+    case SAX_LIMIT_MEMORY_BANDWIDTH:
+    case SAX_LIMIT_COUNT: snprintf(buf, n, "%s", sax_limit_names[x->limited_by]); break;
+    }
+}
+
+void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn)
+{
+    if (n_bn <= 0)
+        return;
+    fprintf(f, "what limits each phase (exposed time, longest first):\n");
+    for (int i = 0; i < n_bn; i++) {
+        const sax_bottleneck_t *b = &bn[i];
+        char why[256], t1[32], t2[32];
+        if (b->has_coll) {
+            char words[160];
+            limit_words(words, sizeof words, &b->coll);
+            char size[32], took[32];
+            snprintf(why, sizeof why, "%s; its %s of %s over %d GPUs takes %s", words,
+                     sax_coll_op_names[b->coll.op], si(size, sizeof size, b->coll.bytes, "B"), b->coll.gpus,
+                     duration(took, sizeof took, b->coll.time_s));
+        } else if (b->phase == SAX_BN_PP && b->bubble_of == SAX_BN_COMPUTE) {
+            snprintf(why, sizeof why,
+                     "%s: the schedule's bubble (%s of it) waits on the other stages' compute",
+                     b->limited_by == SAX_LIMIT_MEMORY_BANDWIDTH ? "HBM bandwidth" : "compute",
+                     duration(t1, sizeof t1, b->bubble_s));
+        } else if (b->phase == SAX_BN_PP) {
+            snprintf(why, sizeof why,
+                     "%s: the schedule's bubble (%s of it) waits on the other stages' events, mostly %s "
+                     "traffic",
+                     sax_limit_names[b->limited_by], duration(t1, sizeof t1, b->bubble_s),
+                     sax_bn_phase_names[b->bubble_of]);
+        } else if (b->phase == SAX_BN_OPTIMIZER) {
+            snprintf(why, sizeof why, "HBM bandwidth: Adam reads and writes 30 B per parameter");
+        } else if (b->limited_by == SAX_LIMIT_MEMORY_BANDWIDTH) {
+            snprintf(why, sizeof why, "HBM bandwidth: memory-bound kernels %s, GEMMs and attention %s",
+                     duration(t1, sizeof t1, b->memory_s), duration(t2, sizeof t2, b->math_s));
+        } else {
+            snprintf(why, sizeof why, "compute: GEMMs and attention %s, memory-bound kernels %s",
+                     duration(t1, sizeof t1, b->math_s), duration(t2, sizeof t2, b->memory_s));
+        }
+        char t[32];
+        fprintf(f, "  exposed %s %s: limited by %s\n", sax_bn_phase_names[b->phase],
+                duration(t, sizeof t, b->exposed_s), why);
+    }
 }
 
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c)

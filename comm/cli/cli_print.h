@@ -15,6 +15,11 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
 /* Value v (coded as sax_space_desc_t) of key k as a configuration writes it: "auto", "zb-h1",
  * "tp-cp-dp-pp", "8". */
 void cli_value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf, size_t n);
+/* The same with the `bottlenecks` list (sax eval --json). */
+void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
+                         int n_bn);
+/* One line per phase that takes time: "exposed dp 12.7 s: limited by the transport window (...)". */
+void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn);
 /* One line: "tp=8 pp=16 dp=8 ... order=tp,cp,pp,dp transport=roce ..." */
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c);
 /* A readable table of the result with its breakdown. */

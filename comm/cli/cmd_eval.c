@@ -59,20 +59,24 @@ static int run(int argc, char **argv)
         return 1;
     }
     sax_result_t r;
-    int rc = 0;
+    sax_bottleneck_t bn[SAX_BN_PHASE_COUNT];
+    int rc = 0, n_bn = 0;
     st = sax_model_eval(&cfg.problem, &cfg.candidate, scratch, &r);
+    if (st == SAX_OK)
+        st = sax_model_explain(&cfg.problem, &cfg.candidate, scratch, bn, &n_bn);
     if (st != SAX_OK) {
         fprintf(stderr, "sax eval: %s: the configuration cannot be evaluated (%s)\n", path,
                 sax_status_message(st));
         rc = sax_status_exit_code(st);
     } else if (json) {
-        cli_print_result_json(stdout, &cfg.problem, &r);
+        cli_print_eval_json(stdout, &cfg.problem, &r, bn, n_bn);
         fputc('\n', stdout);
     } else {
         printf("%s\n", path);
         cli_print_candidate_line(stdout, &cfg.candidate);
         printf("\n\n");
         cli_print_result_text(stdout, &cfg.problem, &r);
+        cli_print_bottlenecks_text(stdout, bn, n_bn);
     }
     if (rc == 0 && trace != NULL)
         rc = cli_write_trace(trace, &cfg.problem, &cfg.candidate, scratch);
@@ -89,12 +93,17 @@ const sax_command_t sax_command_eval = {
             "Evaluates the one training configuration that CONFIG.json's `parallelism` and `network`\n"
             "sections fix, on its `model`, `training` and `cluster` (docs/config.md), and prints the\n"
             "predicted iteration time, throughput, MFU, memory per GPU, bytes crossing site links and\n"
-            "the breakdown of the iteration (compute, pipeline bubble, exposed TP/CP/EP/PP/DP traffic).\n"
+            "the breakdown of the iteration (compute, pipeline bubble, exposed TP/CP/EP/PP/DP traffic),\n"
+            "and in words what limits each phase that takes time.\n"
             "Runs without mpirun. docs/cost-model.md derives every number.\n\n"
             "options:\n"
             "  --json          print one JSON object (keys in contract.md) instead of the table;\n"
             "                  site_links: per link `between`, `bytes` (both directions), `busy_s`\n"
-            "                  (its busier direction at capacity) and `utilisation` (busy_s / iteration)\n"
+            "                  (its busier direction at capacity) and `utilisation` (busy_s / iteration);\n"
+            "                  bottlenecks: per phase that takes time (compute, tp, cp, ep, pp with its\n"
+            "                  bubble, dp, optimizer), longest first, `phase`, `exposed_s` and\n"
+            "                  `limited_by`: compute, memory_bandwidth, latency, window, link_capacity,\n"
+            "                  oversubscription, nic or scale_up (docs/cost-model.md section 10)\n"
             "  --trace FILE    write the simulated iteration as Chrome trace-event JSON (open it in\n"
             "                  https://ui.perfetto.dev or chrome://tracing): one track per pipeline\n"
             "                  stage with its forward/backward/weight-gradient events, and the\n"
