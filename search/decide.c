@@ -130,6 +130,23 @@ static int64_t collect_settings(const sax_search_t *s, const sax_record_t *const
     return m;
 }
 
+/* Keeps the SAX_ROBUST_NEAR_KEEP candidates of least worst regret (candidates come by index, so a
+ * later one replaces a kept one only when strictly less regretted). */
+static void keep_near(sax_robust_t *out, const sax_record_t *rec, double worst)
+{
+    int n = out->n_near_kept;
+    if (n == SAX_ROBUST_NEAR_KEEP && !(worst < out->near_worst[n - 1]))
+        return;
+    int i = n < SAX_ROBUST_NEAR_KEEP ? n++ : n - 1;
+    for (; i > 0 && out->near_worst[i - 1] > worst; i--) {
+        out->near[i] = out->near[i - 1];
+        out->near_worst[i] = out->near_worst[i - 1];
+    }
+    out->near[i] = *rec;
+    out->near_worst[i] = worst;
+    out->n_near_kept = n;
+}
+
 sax_status_t sax_search_robust(const sax_search_t *s, const sax_record_t *const *top, const int64_t *n_top,
                                int top_k, bool exhaustive, sax_scratch_t *scratch, double *regret,
                                sax_robust_t *out, sax_error_t *err)
@@ -174,6 +191,10 @@ sax_status_t sax_search_robust(const sax_search_t *s, const sax_record_t *const 
             worst = fmax(worst, r[sc]);
             if (sc == 0)
                 first = rec;
+        }
+        if (st == SAX_OK && worst <= SAX_ROBUST_NEAR) {
+            out->n_near++;
+            keep_near(out, &first, worst);
         }
         if (st == SAX_OK && isfinite(worst) && worst < out->worst_regret) {
             out->found = true;

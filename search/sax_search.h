@@ -189,12 +189,20 @@ void sax_attribution_from_mixes(sax_attribution_t *out);
  * candidate's regrets (inf where infeasible); `pick` its record in scenario 0. Returns SAX_ERR_NOMEM
  * when the candidate set cannot be allocated; found = false when no candidate is feasible in every
  * scenario. */
+#define SAX_ROBUST_NEAR 0.05 /* "within 5 % of the best in every scenario" */
+#define SAX_ROBUST_NEAR_KEEP 5
+
 typedef struct {
     bool found, exact;
     double worst_regret;
     double bound;   /* the worst regret any candidate outside the lists has at least */
     int candidates; /* distinct candidates compared */
     sax_record_t pick;
+    /* the compared candidates whose worst regret is at most SAX_ROBUST_NEAR: how many, and the
+     * SAX_ROBUST_NEAR_KEEP least regretted (records in scenario 0), by (worst regret, index) */
+    int n_near, n_near_kept;
+    sax_record_t near[SAX_ROBUST_NEAR_KEEP];
+    double near_worst[SAX_ROBUST_NEAR_KEEP];
 } sax_robust_t;
 
 sax_status_t sax_search_robust(const sax_search_t *s, const sax_record_t *const *top, const int64_t *n_top,

@@ -300,6 +300,15 @@ void sweep_answer_print_robust_text(FILE *f, const sax_search_t *s, const sweep_
     for (int sc = 0; sc < a->n_scenarios; sc++)
         fprintf(f, " %.2f", 100.0 * a->regret[sc]);
     fprintf(f, " %%\n");
+    const sax_robust_t *rb = &a->robust;
+    fprintf(f, "  within %.0f %% of the best in every scenario: %d of the %d candidates compared%s\n",
+            100.0 * SAX_ROBUST_NEAR, rb->n_near, rb->candidates,
+            rb->n_near > 0 ? ", the least regretted:" : "");
+    for (int i = 0; i < rb->n_near_kept; i++) {
+        fprintf(f, "    %5.2f %%  ", 100.0 * rb->near_worst[i]);
+        cli_print_candidate_line(f, &rb->near[i].candidate);
+        fprintf(f, "\n");
+    }
     if (!a->robust.exact)
         fprintf(f,
                 "  (not proven optimal: %s; a candidate outside the top lists could have a worst regret "
@@ -401,6 +410,17 @@ void sweep_answer_print_robust_json(FILE *f, const sax_search_t *s, const sweep_
         fprintf(f, "%s", sc ? ", " : "");
         cli_print_json_number(f, a->regret[sc]);
     }
-    fprintf(f, "], \"exact\": %s, \"candidates\": %d}", a->robust.exact ? "true" : "false",
-            a->robust.candidates);
+    const sax_robust_t *rb = &a->robust;
+    fprintf(f, "], \"exact\": %s, \"candidates\": %d, \"within_5pct\": {\"count\": %d, \"least_regret\": [",
+            rb->exact ? "true" : "false", rb->candidates, rb->n_near);
+    for (int i = 0; i < rb->n_near_kept; i++) {
+        fprintf(f, "%s{\"worst_regret\": ", i ? ", " : "");
+        cli_print_json_number(f, rb->near_worst[i]);
+        fprintf(f, ", \"parallelism\": ");
+        cli_print_parallelism_json(f, &rb->near[i].candidate);
+        fprintf(f, ", \"network\": ");
+        cli_print_network_json(f, &rb->near[i].candidate);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]}}");
 }

@@ -62,6 +62,11 @@ assert rb["exact"] is True, rb
 assert close(rb["worst_regret"], want), (rb["worst_regret"], want)
 assert any(all(close(a, b, 1e-9) or a == b for a, b in zip(regrets(l), rb["regret"])) for l in range(per)), rb
 assert want > 0, "the scenarios agree: a weak test"
+worst_all = sorted(max(regrets(l)) for l in range(per))
+near = [w for w in worst_all if w <= 0.05]
+assert rb["within_5pct"]["count"] == len(near), (rb["within_5pct"]["count"], len(near))
+got = [c["worst_regret"] for c in rb["within_5pct"]["least_regret"]]
+assert len(got) == min(5, len(near)) and all(close(a, b) or a == b for a, b in zip(got, near)), (got, near[:5])
 
 # attribution: Shapley values of log time by the subset formula (orders through an infeasible mix left out)
 checked = 0
