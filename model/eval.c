@@ -108,6 +108,31 @@ static void split_layers(const sax_problem_t *p, const sax_candidate_t *c, stage
     }
 }
 
+/* Each stage's GPU type (the site its first rank is on) and its share of the layers. */
+static void stage_gpus(const sax_problem_t *p, const sax_candidate_t *c, const sax_layout_t *lay, stage_t *st)
+{
+    const sax_cluster_t *cl = &p->cluster;
+    for (int s = 0; s < c->pp; s++) {
+        memset(&st[s], 0, sizeof st[s]);
+        st[s].gpu = &cl->sites[sax_layout_site_of_rank(cl, (long)s * lay->stride[SAX_DIM_PP])].gpu;
+        st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
+    }
+    split_layers(p, c, st);
+}
+
+sax_status_t sax_model_stage_layers(const sax_problem_t *p, const sax_candidate_t *c, int *layers)
+{
+    const sax_cluster_t *cl = &p->cluster;
+    sax_layout_t lay;
+    if (c->pp < 1 || c->pp > SAX_SIM_MAX_STAGES || sax_layout_build(cl, c, &lay) != SAX_FEASIBLE)
+        return SAX_ERR_INPUT;
+    stage_t st[SAX_SIM_MAX_STAGES];
+    stage_gpus(p, c, &lay, st);
+    for (int s = 0; s < c->pp; s++)
+        layers[s] = st[s].layers;
+    return SAX_OK;
+}
+
 static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_t *c, const sax_gpu_t *gpu,
                                     gpu_costs_t *cache, int *n_cache)
 {
@@ -465,13 +490,7 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
     pl.stages = pp;
     pl.chunks = v;
     pl.micro = (int)m;
-    for (int s = 0; s < pp; s++) {
-        memset(&st[s], 0, sizeof st[s]);
-        int site = sax_layout_site_of_rank(cl, (long)s * lay.stride[SAX_DIM_PP]);
-        st[s].gpu = &cl->sites[site].gpu;
-        st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
-    }
-    split_layers(p, c, st);
+    stage_gpus(p, c, &lay, st);
     int first_layer = 0;
     sax_traffic_t tr_z3; /* ZeRO-3's gathers and scatters of one micro-batch, every stage */
     traffic_zero(&tr_z3, cl->n_links);

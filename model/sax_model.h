@@ -338,6 +338,10 @@ double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai);
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 
+/* The layers each of c->pp pipeline stages holds, as the evaluation splits them (layer_split);
+ * SAX_ERR_INPUT when the candidate cannot be laid out on the cluster. */
+sax_status_t sax_model_stage_layers(const sax_problem_t *p, const sax_candidate_t *c, int *layers);
+
 /* ---- pipeline simulator (exposed for tests, traces and the closed-form comparison) ---------- */
 
 #define SAX_SIM_MAX_STAGES 256

@@ -12,7 +12,7 @@
 const char *const sax_group_names[SAX_GROUP_COUNT] = {SAX_GROUP_LIST(SAX_NAME_OF)};
 #undef SAX_NAME_OF
 
-const sax_group_t sax_key_group[SAX_KEY_COUNT] = {
+const sax_setting_group_t sax_key_group[SAX_KEY_COUNT] = {
     [SAX_KEY_TP] = SAX_GROUP_PLACEMENT,
     [SAX_KEY_PP] = SAX_GROUP_PLACEMENT,
     [SAX_KEY_DP] = SAX_GROUP_PLACEMENT,

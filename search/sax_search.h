@@ -146,10 +146,10 @@ double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_
     X(SAX_GROUP_SCHEDULING, "scheduling") /* schedule, vpp, micro-batch, recompute, sp, ZeRO, layer split */ \
     X(SAX_GROUP_NETWORK, "network")       /* transport, flows, channels, buffers, algorithm, compression */
 #define SAX_ENUM_MEMBER(name, str) name,
-typedef enum { SAX_GROUP_LIST(SAX_ENUM_MEMBER) SAX_GROUP_COUNT } sax_group_t;
+typedef enum { SAX_GROUP_LIST(SAX_ENUM_MEMBER) SAX_GROUP_COUNT } sax_setting_group_t;
 #undef SAX_ENUM_MEMBER
 extern const char *const sax_group_names[SAX_GROUP_COUNT];
-extern const sax_group_t sax_key_group[SAX_KEY_COUNT];
+extern const sax_setting_group_t sax_key_group[SAX_KEY_COUNT];
 
 /* Serial. Evaluates the candidate with digits `digit` in scenario `scenario` into `out` (index,
  * scenario, candidate, result). A candidate the cheap checks skip is not evaluated: its

@@ -6,8 +6,11 @@
 #define _POSIX_C_SOURCE 200809L /* S_ISSOCK */
 #include "cli_output.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *file_kind(mode_t m)
 {
@@ -40,6 +43,23 @@ sax_status_t sax_cli_check_output(const char *out, const char *const *inputs, sa
                                  "%s: expected an output other than the input, found the same file as the "
                                  "input %s (writing would destroy it)",
                                  out, inputs[i]);
+    }
+    return SAX_OK;
+}
+
+sax_status_t sax_cli_write_text(const char *path, const char *text, sax_error_t *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
+    bool ok = fputs(text, f) >= 0 && !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", path, strerror(e));
     }
     return SAX_OK;
 }

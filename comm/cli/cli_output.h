@@ -10,4 +10,8 @@
  * SAX_ERR_INPUT with "<out>: expected ..., found ...". NULL `out`: nothing to check. Not collective. */
 sax_status_t sax_cli_check_output(const char *out, const char *const *inputs, sax_error_t *err);
 
+/* Writes `text` to `path` whole or not at all: into a temporary name beside it, then rename()
+ * (SAX_ERR_IO with the reason otherwise; the temporary is removed). Check `path` first. */
+sax_status_t sax_cli_write_text(const char *path, const char *text, sax_error_t *err);
+
 #endif

@@ -129,7 +129,7 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
 }
 
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
-                         int n_bn)
+                         int n_bn, const sax_candidate_t *job)
 {
     result_json_body(f, p, r);
     fputs(", \"bottlenecks\": [", f);
@@ -138,7 +138,12 @@ void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r,
         cli_print_json_number(f, bn[i].exposed_s);
         fprintf(f, ", \"limited_by\": \"%s\"}", sax_limit_names[bn[i].limited_by]);
     }
-    fputs("]}", f);
+    fputs("]", f);
+    if (job != NULL) {
+        fputs(", \"job\": ", f);
+        cli_print_job(f, p, job, true);
+    }
+    fputs("}", f);
 }
 
 /* The name of value `j` of key `k` as a configuration writes it. */

@@ -15,9 +15,10 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
 /* Value v (coded as sax_space_desc_t) of key k as a configuration writes it: "auto", "zb-h1",
  * "tp-cp-dp-pp", "8". */
 void cli_value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf, size_t n);
-/* The same with the `bottlenecks` list (sax eval --json). */
+/* The same with the `bottlenecks` list and, when `job` is not NULL, the `job` that runs it (sax eval
+ * --json). */
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
-                         int n_bn);
+                         int n_bn, const sax_candidate_t *job);
 /* One line per phase that takes time: "exposed dp 12.7 s: limited by the transport window (...)". */
 void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn);
 /* One line: "tp=8 pp=16 dp=8 ... order=tp,cp,pp,dp transport=roce ..." */
@@ -28,6 +29,10 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
 void cli_print_json_number(FILE *f, double x);
 /* A JSON string, quoted and escaped. */
 void cli_print_json_string(FILE *f, const char *text);
+
+/* The job that runs `c` (cli_job.c): Megatron-LM arguments, NCCL environment and notes for what
+ * neither expresses, as text lines or as {"megatron_args": [...], "nccl_env": {...}, "notes": [...]}. */
+void cli_print_job(FILE *f, const sax_problem_t *p, const sax_candidate_t *c, bool json);
 
 /* Writes the simulated iteration of `c` as Chrome trace-event JSON; returns an exit status. */
 int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c,

@@ -117,21 +117,40 @@ static cJSON *emit_space(const sax_space_desc_t *s)
     return o;
 }
 
-sax_status_t cf_emit_config(const sax_config_t *cfg, char **json)
+/* The sections of a problem and, when `c` is not NULL, of a candidate. */
+static cJSON *emit_problem(const sax_problem_t *p, const sax_candidate_t *c)
 {
-    *json = NULL;
-    const sax_problem_t *p = &cfg->problem;
     cJSON *root = cJSON_CreateObject();
     bool ok = root != NULL && add(root, "model", emit_section(&cf_model_section, &p->model)) &&
               add(root, "training", emit_section(&cf_training_section, &p->training)) &&
               add(root, "cluster", emit_cluster(&p->cluster));
-    if (ok && cfg->has_candidate)
-        ok = add(root, "parallelism", emit_section(&cf_parallelism_section, &cfg->candidate)) &&
-             add(root, "network", emit_section(&cf_network_section, &cfg->candidate));
+    if (ok && c != NULL)
+        ok = add(root, "parallelism", emit_section(&cf_parallelism_section, c)) &&
+             add(root, "network", emit_section(&cf_network_section, c));
+    if (!ok) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+sax_status_t cf_emit_config(const sax_config_t *cfg, char **json)
+{
+    *json = NULL;
+    cJSON *root = emit_problem(&cfg->problem, cfg->has_candidate ? &cfg->candidate : NULL);
+    bool ok = root != NULL;
     if (ok && cfg->has_space)
         ok = add(root, "space", emit_space(&cfg->space));
     if (ok)
         *json = cJSON_Print(root);
+    cJSON_Delete(root);
+    return *json != NULL ? SAX_OK : SAX_ERR_NOMEM;
+}
+
+sax_status_t sax_config_emit_candidate(const sax_problem_t *p, const sax_candidate_t *c, char **json)
+{
+    cJSON *root = emit_problem(p, c);
+    *json = root != NULL ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     return *json != NULL ? SAX_OK : SAX_ERR_NOMEM;
 }

@@ -83,6 +83,10 @@ sax_status_t sax_config_from_json(const struct cJSON *obj, const char *file, con
  * each key once ..." for a key repeated in any object (cJSON would keep both and use the first).
  * On success `*root` is the tree (cJSON_Delete it); on error it is NULL. */
 sax_status_t sax_json_parse(const char *text, const char *name, struct cJSON **root, sax_error_t *err);
+/* An eval-ready configuration: `p`'s model, training and cluster (a scenario's, with its values)
+ * and `c` as the `parallelism` and `network` sections, as JSON text (free() it). SAX_ERR_NOMEM on
+ * allocation failure. Loading the text gives back `p` and `c`. */
+sax_status_t sax_config_emit_candidate(const sax_problem_t *p, const sax_candidate_t *c, char **json);
 /* Frees what `cfg` owns and zeroes it; accepts a zeroed or already finalised cfg. */
 void sax_config_fini(sax_config_t *cfg);
 
