@@ -580,7 +580,7 @@ sax_status_t sax_calibrate_run(const sax_calibrate_opts_t *opts, FILE *out, sax_
     sax_status_t s = sax_config_load(opts->config_path, &st->config, err);
     if (s != SAX_OK)
         goto done;
-    if ((s = cal_read_text_file(opts->measurements_path, "the measurements", &text, err)) != SAX_OK)
+    if ((s = sax_read_text_file(opts->measurements_path, "the measurements", &text, err)) != SAX_OK)
         goto done;
     if ((s = sax_json_parse(text, opts->measurements_path, &root, err)) != SAX_OK)
         goto done;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void set_number(cJSON *obj, const char *key, double v)
 {
@@ -60,7 +61,7 @@ static void write_gpu_values(const cal_state_t *st, const char *name, cJSON *g)
 sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err)
 {
     char *text = NULL;
-    sax_status_t s = cal_read_text_file(st->opts->config_path, "the configuration", &text, err);
+    sax_status_t s = sax_read_text_file(st->opts->config_path, "the configuration", &text, err);
     if (s != SAX_OK)
         return s;
     cJSON *root = cJSON_Parse(text);
@@ -108,22 +109,36 @@ sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err)
     cJSON_Delete(root);
     if (out == NULL)
         return sax_error_set(err, SAX_ERR_NOMEM, "out of memory printing %s", st->opts->output_path);
-    FILE *f = fopen(st->opts->output_path, "w");
+    /* whole or not at all: a temporary name beside the output, checked to load, then renamed over it,
+     * so that a failed write never leaves the previous file truncated */
+    const char *path = st->opts->output_path;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         free(out);
-        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", st->opts->output_path, strerror(errno));
+        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
     }
     bool ok = cal_write_untabbed(f, out);
     ok = fclose(f) == 0 && ok;
     free(out);
-    if (!ok)
-        return sax_error_set(err, SAX_ERR_IO, "%s: write error", st->opts->output_path);
+    if (!ok) {
+        remove(tmp);
+        return sax_error_set(err, SAX_ERR_IO, "%s: write error (%s is left as it was)", tmp, path);
+    }
     /* What was written must load as a configuration. */
     sax_config_t check;
-    s = sax_config_load(st->opts->output_path, &check, err);
-    if (s != SAX_OK)
+    s = sax_config_load(tmp, &check, err);
+    if (s != SAX_OK) {
+        remove(tmp);
         return sax_error_set(err, SAX_ERR_INTERNAL, "the calibrated configuration does not load: %s",
                              err->text);
+    }
     sax_config_fini(&check);
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", path, strerror(e));
+    }
     return SAX_OK;
 }

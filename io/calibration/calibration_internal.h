@@ -141,9 +141,7 @@ typedef struct {
     double *before_s, *after_s; /* as configured / calibrated; NAN: infeasible under the model */
 } cal_holdout_t;
 
-/* calibrate_files.c: a whole text file (`what` names it in messages; free() *out), and cJSON's
- * printed text with its tab layout as spaces. */
-sax_status_t cal_read_text_file(const char *path, const char *what, char **out, sax_error_t *err);
+/* calibrate_files.c: cJSON's printed text with its tab layout as spaces. */
 bool cal_write_untabbed(FILE *f, const char *text);
 
 /* calibrate_output.c: writes CALIBRATED.json and loads it back. */

@@ -12,6 +12,7 @@
  * row shape otherwise, so both shapes parse. Lines that are neither (NCCL INFO logs) are skipped.
  */
 #include "sax_calibration.h"
+#include "sax_config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -299,37 +300,10 @@ sax_status_t sax_nccl_parse(const char *text, const char *source, sax_nccl_table
 sax_status_t sax_nccl_load(const char *path, sax_nccl_table_t *t, sax_error_t *err)
 {
     sax_nccl_table_init(t);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return sax_error_set(err, SAX_ERR_INPUT, "%s: cannot open the nccl-tests output: %s", path,
-                             strerror(errno));
-    sax_status_t st = SAX_OK;
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 4096) {
-            size_t ncap = cap == 0 ? 65536 : 2 * cap;
-            char *nt = realloc(text, ncap);
-            if (nt == NULL) {
-                st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory reading %s", path);
-                goto done;
-            }
-            text = nt;
-            cap = ncap;
-        }
-        size_t got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        st = sax_error_set(err, SAX_ERR_IO, "%s: read error: %s", path, strerror(errno));
-        goto done;
-    }
-    text[len] = '\0';
-    st = sax_nccl_parse(text, path, t, err);
-done:
+    sax_status_t st = sax_read_text_file(path, "the nccl-tests output", &text, err);
+    if (st == SAX_OK)
+        st = sax_nccl_parse(text, path, t, err);
     free(text);
-    fclose(f);
     return st;
 }

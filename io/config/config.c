@@ -473,24 +473,30 @@ sax_status_t sax_config_parse(const char *json_text, const char *name_for_messag
     return st;
 }
 
-sax_status_t cf_read_file(const char *path, char **text, sax_error_t *err)
+sax_status_t sax_read_text_file(const char *path, const char *what, char **text, sax_error_t *err)
 {
     *text = NULL;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return sax_error_set(err, errno == ENOENT ? SAX_ERR_INPUT : SAX_ERR_IO, "%s: cannot open: %s", path,
-                             strerror(errno));
+        return sax_error_set(err, errno == ENOENT ? SAX_ERR_INPUT : SAX_ERR_IO, "%s: cannot open %s: %s",
+                             path, what, strerror(errno));
     sax_status_t st = SAX_OK;
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     while (buf != NULL) {
         len += fread(buf + len, 1, cap - len - 1, f);
         if (ferror(f)) {
-            st = sax_error_set(err, SAX_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+            st = sax_error_set(err, SAX_ERR_IO, "%s: cannot read %s: %s", path, what, strerror(errno));
             break;
         }
         if (feof(f))
             break;
+        if (len > SAX_MAX_INPUT_BYTES) { /* /dev/zero, a log file given by mistake, ... */
+            st =
+                sax_error_set(err, SAX_ERR_INPUT, "%s: too large for %s: expected at most %d MiB, found more",
+                              path, what, SAX_MAX_INPUT_BYTES >> 20);
+            break;
+        }
         char *bigger = realloc(buf, cap * 2);
         if (bigger == NULL) {
             free(buf);
@@ -502,7 +508,10 @@ sax_status_t cf_read_file(const char *path, char **text, sax_error_t *err)
     }
     fclose(f);
     if (buf == NULL)
-        return sax_error_set(err, SAX_ERR_NOMEM, "%s: out of memory reading the file", path);
+        return sax_error_set(err, SAX_ERR_NOMEM, "%s: out of memory reading %s", path, what);
+    if (st == SAX_OK && len > SAX_MAX_INPUT_BYTES)
+        st = sax_error_set(err, SAX_ERR_INPUT, "%s: too large for %s: expected at most %d MiB, found more",
+                           path, what, SAX_MAX_INPUT_BYTES >> 20);
     if (st != SAX_OK) {
         free(buf);
         return st;
@@ -516,7 +525,7 @@ sax_status_t sax_config_load(const char *path, sax_config_t *cfg, sax_error_t *e
 {
     memset(cfg, 0, sizeof *cfg);
     char *text;
-    sax_status_t st = cf_read_file(path, &text, err);
+    sax_status_t st = sax_read_text_file(path, "the configuration", &text, err);
     if (st != SAX_OK)
         return st;
     st = sax_config_parse(text, path, cfg, err);

@@ -87,7 +87,7 @@ sax_status_t sax_dataset_load(const char *path, sax_case_t **cases, int *n, sax_
     *cases = NULL;
     *n = 0;
     char *text;
-    sax_status_t st = cf_read_file(path, &text, err);
+    sax_status_t st = sax_read_text_file(path, "the dataset", &text, err);
     if (st != SAX_OK)
         return st;
     cJSON *root;

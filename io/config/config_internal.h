@@ -142,9 +142,6 @@ sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c);
 /* units.c: the table of units for docs/config.md. */
 void sax_units_write_docs(FILE *f);
 
-/* config.c: reads a whole file into a NUL-terminated buffer (free() it). */
-sax_status_t cf_read_file(const char *path, char **text, sax_error_t *err);
-
 /* config_emit.c */
 sax_status_t cf_emit_config(const sax_config_t *cfg, char **json);
 

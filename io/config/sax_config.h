@@ -83,6 +83,14 @@ sax_status_t sax_config_from_json(const struct cJSON *obj, const char *file, con
  * each key once ..." for a key repeated in any object (cJSON would keep both and use the first).
  * On success `*root` is the tree (cJSON_Delete it); on error it is NULL. */
 sax_status_t sax_json_parse(const char *text, const char *name, struct cJSON **root, sax_error_t *err);
+/* Every text input sax reads (configurations, datasets, measurements, nccl-tests tables) is at most
+ * this large: a larger one is refused before it fills the memory (`sax eval /dev/zero`). */
+#define SAX_MAX_INPUT_BYTES (64 << 20)
+
+/* Reads the whole file `path` into a NUL-terminated buffer (free() it). `what` names it in messages
+ * ("the configuration"). SAX_ERR_INPUT for a missing file or one larger than SAX_MAX_INPUT_BYTES. */
+sax_status_t sax_read_text_file(const char *path, const char *what, char **text, sax_error_t *err);
+
 /* An eval-ready configuration: `p`'s model, training and cluster (a scenario's, with its values)
  * and `c` as the `parallelism` and `network` sections, as JSON text (free() it). SAX_ERR_NOMEM on
  * allocation failure. Loading the text gives back `p` and `c`. */
