@@ -58,7 +58,10 @@ space=$(grep -o 'after [0-9]* of [0-9]*' part.err | awk '{print $4}')
 "$py" - intact.ckpt forged "$space" <<'EOF'
 import math, struct, sys
 src, out, space = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = bytearray(open(src, "rb").read()[:-8])
+data = bytearray(open(src, "rb").read())
+old = data[:8] == b"SAXCKPT1"  # format 1 (sax before the CRC): no CRC to strip or recompute
+if not old:
+    data = data[:-8]
 def crc64(b):  # CRC-64/XZ, bit by bit
     c = 0xFFFFFFFFFFFFFFFF
     for x in b:
@@ -76,7 +79,7 @@ assert n_records >= 1 and len(data) == recs_at + rec_size * n_records
 def forge(name, at, fmt, value, expect):
     d = bytearray(data)
     struct.pack_into(fmt, d, at, value)
-    open(f"{out}/{name}", "wb").write(bytes(d) + struct.pack("<Q", crc64(d)))
+    open(f"{out}/{name}", "wb").write(bytes(d) + (b"" if old else struct.pack("<Q", crc64(d))))
     open(f"{out}/{name}.expect", "w").write(expect)
 q = lambda at: struct.unpack_from("<q", data, at)[0]
 forge("range-beyond-space", hi_at, "<q", space + 1, "finished range 0 is")
