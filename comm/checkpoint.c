@@ -175,6 +175,8 @@ sax_status_t sax_checkpoint_load(const char *path, uint64_t hash, double *elapse
     }
     if (got < sizeof magic)
         CORRUPT("truncated to %zu bytes", got);
+    if (h.magic[7] < '1' || h.magic[7] > '9') /* never printed as a character: it may be a control code */
+        CORRUPT("its format byte is 0x%02x, expected a digit", (unsigned)(unsigned char)h.magic[7]);
     if (h.magic[7] != FORMAT_VERSION) {
         st = sax_error_set(
             err, SAX_ERR_INPUT,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # corrupt_checkpoint.sh SAX CONFIG.json - a damaged checkpoint is refused (docs/reliability.md,
 # "Corrupt checkpoints"). A sweep of CONFIG is interrupted with SIGTERM (exit 3, RESULTS.h5.ckpt);
-# then 50 copies of its checkpoint, each with 8 random bytes overwritten at a random offset (fixed
-# seed), 6 truncations, one appended byte and one checkpoint of the older format 1 are each put in
-# its place, and `sax sweep CONFIG -o part.h5 --resume` must exit 2 with a message naming the
-# checkpoint, leave it byte-identical, and write no results. Last, the intact checkpoint resumes
-# with exit 0 (the refusals are not a refusal of every checkpoint).
+# then, one at a time in its place: 50 copies with 8 random bytes overwritten at a random offset
+# (fixed seed), 6 truncations, a byte appended, a BEL as the format byte, the older format 1, and
+# 9 forgeries whose CRC-64 is recomputed (only the range checks can refuse them). Each
+# `sax sweep CONFIG -o part.h5 --resume` must exit 2 with a message naming the checkpoint (and,
+# for a forgery, the field), leave it byte-identical and write no results. Last, the intact
+# checkpoint must resume with exit 0 (the refusals are not a refusal of every checkpoint).
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 sax=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -49,6 +50,7 @@ for n in (0, 7, 40, len(data) // 2, len(data) - 8, len(data) - 1):
 open(f"{out}/append-1", "wb").write(data + b"\0")
 assert data[:8] == b"SAXCKPT2" or data[:8] == b"SAXCKPT1", data[:8]
 open(f"{out}/format-1", "wb").write(b"SAXCKPT1" + data[8:])
+open(f"{out}/format-byte-bel", "wb").write(b"SAXCKPT\a" + data[8:])  # never echoed to the terminal
 EOF
 
 # Forged checkpoints: a field out of range, with the CRC-64 made to match again, so that the range
