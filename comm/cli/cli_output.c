@@ -88,6 +88,12 @@ sax_status_t sax_cli_lock_init(sax_cli_lock_t *l, const char *out, const char *c
      * would lock a name that is gone, so the lock counts only if the name still is the file locked. */
     for (int attempt = 0; attempt < 100; attempt++) {
         int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+        if (fd < 0 && errno == ELOOP)
+            return sax_error_set(
+                err, SAX_ERR_INPUT,
+                "%s: expected a regular file (or a new name) to lock the output with, found a "
+                "symbolic link",
+                l->path);
         if (fd < 0)
             return sax_error_set(err, SAX_ERR_IO, "%s: cannot create the lock file of the output: %s",
                                  l->path, strerror(errno));

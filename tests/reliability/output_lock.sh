@@ -79,4 +79,12 @@ check "a sweep killed with SIGKILL leaves killed.h5.lock" test -e killed.h5.lock
 "$sax" sweep "$config" -o killed.h5 > /dev/null 2> after.err
 check "the next sweep to that name is not stopped by it (exit 0)" test $? -eq 0
 check "and removes it" test ! -e killed.h5.lock
+
+# a symbolic link as the lock file is refused (the lock file is written: it would write through it)
+ln -s alone.h5 sym.h5.lock
+sum=$(cksum < alone.h5)
+out=$("$sax" sweep "$config" -o sym.h5 2>&1 > /dev/null)
+check "a symbolic link at sym.h5.lock: exit 2" test $? -eq 2
+check "the message says so" grep -q "sym.h5.lock: expected a regular file .* found a symbolic link" <<<"$out"
+check "the link and its target are left alone" test -L sym.h5.lock -a "$(cksum < alone.h5)" == "$sum" -a ! -e sym.h5
 check_summary output_lock
