@@ -25,4 +25,7 @@ typedef struct {
  * bound when w->o->pruned (NET blocks best-first by their bound, then TRANSPORT blocks). */
 sax_status_t sax_worker_run(sax_worker_t *w, int64_t lo, int64_t hi);
 
+/* The space a reduction was created for (the checkpoint checks a saved one against it). Serial. */
+const sax_search_t *sax_reduce_search(const sax_reduce_t *r);
+
 #endif

@@ -2,7 +2,7 @@
  * value of each key and best per baseline, per scenario, plus counts. Every reduction depends only
  * on the set of candidates offered, with ties broken by the lower index, so partial reductions of
  * any partition of the space merge into exactly the serial result. */
-#include "sax_comm.h"
+#include "comm_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +34,8 @@ int64_t sax_counts_skipped(const sax_counts_t *c)
         n += c->skipped[i];
     return n;
 }
+
+const sax_search_t *sax_reduce_search(const sax_reduce_t *r) { return r->s; }
 
 int64_t sax_counts_done(const sax_counts_t *c) { return c->evaluated + sax_counts_skipped(c) + c->pruned; }
 

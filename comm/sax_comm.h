@@ -152,14 +152,21 @@ bool sax_comm_all_ok(MPI_Comm comm, bool local_ok);
 /* 64-bit FNV-1a of `n` bytes, continuing from `h` (start with SAX_HASH_SEED). */
 #define SAX_HASH_SEED 0xcbf29ce484222325ull
 uint64_t sax_hash_bytes(uint64_t h, const void *data, size_t n);
+/* CRC-64/XZ (ECMA-182 polynomial, reflected) of `n` bytes, continuing from `crc` (start with 0):
+ * sax_crc64(0, "123456789", 9) == 0x995dc9bbdf1939fa. The checkpoint's checksum. */
+uint64_t sax_crc64(uint64_t crc, const void *data, size_t n);
 
 /* Writes PATH.tmp.<pid> and renames it to `path`, so a crash never leaves a torn checkpoint.
- * `hash` identifies the sweep (configuration and options); `elapsed_s` is the work time so far. */
+ * `hash` identifies the sweep (configuration and options); `elapsed_s` is the work time so far.
+ * The file ends with a CRC-64 of all its other bytes. */
 sax_status_t sax_checkpoint_save(const char *path, uint64_t hash, double elapsed_s, const sax_ranges_t *done,
                                  const sax_reduce_t *acc, sax_error_t *err);
 /* Reads `path` into `done` (added) and `acc` (merged). SAX_ERR_INPUT with a clear message when the
- * file is not a sax checkpoint, was written by a different build, or `hash` differs (a different
- * configuration or options); SAX_ERR_IO when it cannot be read. */
+ * file is not a sax checkpoint, is of another format version, was written by a different build, or
+ * `hash` differs (a different configuration or options), and when it is corrupt: its CRC-64 does not
+ * match, its size is not the one its header announces, or a count, range or record is outside what
+ * a sweep of acc's space could have saved. `done` and `acc` are changed only when the whole file
+ * passes; the file is never changed. SAX_ERR_IO when it cannot be read. */
 sax_status_t sax_checkpoint_load(const char *path, uint64_t hash, double *elapsed_s, sax_ranges_t *done,
                                  sax_reduce_t *acc, sax_error_t *err);
 

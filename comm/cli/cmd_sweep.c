@@ -627,6 +627,7 @@ static int run(int argc, char **argv)
     rows_t rows = {.store = a.store};
     flat_t flat = {0};
     char *hosts = NULL, *cmdline = NULL, *ckpt = NULL;
+    sax_cli_lock_t lock = {0}; /* rank 0: RESULTS.h5.lock, held until the end */
     sax_error_t err = {{0}};
     double elapsed_before = 0.0;
     sax_record_t *oblivious = NULL; /* rank 0: the network-oblivious best per scenario */
@@ -664,6 +665,8 @@ static int run(int argc, char **argv)
         st = sax_cli_check_output(a.out, inputs, &err);
         if (st == SAX_OK)
             st = sax_cli_check_output(ckpt, inputs, &err);
+        if (st == SAX_OK) /* one sweep per output at a time: a second one stops here, not at the end */
+            st = sax_cli_lock_init(&lock, a.out, inputs, &err);
         if (st == SAX_OK)
             st = sax_results_check_target(a.out, a.force, &err);
         if (st == SAX_OK && a.resume) {
@@ -842,6 +845,7 @@ static int run(int argc, char **argv)
 
 out:
     free(oblivious);
+    sax_cli_lock_fini(&lock);
     flat_free(&flat);
     free(rows.rows);
     free(rows.runs);
@@ -873,7 +877,8 @@ const sax_command_t sax_command_sweep = {
         "Results are identical for any number of ranks and any chunk size (docs/sweep.md).\n"
         "\n"
         "options:\n"
-        "  -o, --output FILE   the results file (required); refuses to overwrite without --force\n"
+        "  -o, --output FILE   the results file (required); refuses to overwrite without --force, and\n"
+        "                      while another sax sweep writes it (FILE.lock: exit status 2 at start)\n"
         "  --json              print the summary as one JSON object on stdout instead of the text report\n"
         "  --search MODE       exhaustive (default) or pruned: branch-and-bound with an admissible lower\n"
         "                      bound; finds the same best per scenario and per baseline, evaluates fewer\n"
