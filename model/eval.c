@@ -23,7 +23,7 @@ typedef struct {
 typedef struct {
     const sax_gpu_t *gpu;
     sax_layer_cost_t dense, moe;
-    double logits_s, logits_flops, logits_act;
+    sax_logits_cost_t logits;
 } gpu_costs_t;
 
 static sax_status_t infeasible(sax_result_t *r, sax_infeasible_t why)
@@ -149,8 +149,7 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
                        c->sequence_parallel, true, &g->moe);
     else
         g->moe = g->dense;
-    sax_logits_cost(&p->model, gpu, prec, c->tp, c->cp, c->micro_batch, &g->logits_s, &g->logits_flops,
-                    &g->logits_act);
+    sax_logits_cost(&p->model, gpu, prec, c->tp, c->cp, c->micro_batch, &g->logits);
     return g;
 }
 
@@ -571,11 +570,12 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
             sax_param_split_t ps;
             sax_model_param_split(md, &ps);
             st[s].params += (md->tied_embeddings ? ps.embedding : ps.output) / c->tp;
-            st[s].f += gc->logits_s;
-            st[s].b += gc->logits_s;
-            st[s].w += gc->logits_s;
-            st[s].comp += 3.0 * gc->logits_s;
-            st[s].act += gc->logits_act;
+            const sax_logits_cost_t *lg = &gc->logits; /* forward, data gradient, weight gradient */
+            st[s].f += lg->gemm_s + lg->loss_fwd_s;
+            st[s].b += lg->gemm_s + lg->loss_bwd_s;
+            st[s].w += lg->gemm_s;
+            st[s].comp += 3.0 * lg->gemm_s + lg->loss_fwd_s + lg->loss_bwd_s;
+            st[s].act += lg->act_bytes;
         }
         first_layer += nl;
         pl.f_s[s] = st[s].f / v;

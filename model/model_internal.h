@@ -43,9 +43,15 @@ void sax_model_param_split(const sax_model_desc_t *m, sax_param_split_t *out);
 void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
                     int ep, int b, bool sp, bool moe, sax_layer_cost_t *out);
 
-/* Output layer (logits) + loss for micro-batch b: forward time and FLOPs on one GPU. */
+/* Output layer (logits) + loss for micro-batch b on one GPU: the logits GEMM (forward; the data and
+ * weight gradients take as long each), the memory-bound loss forward and backward, forward FLOPs, and
+ * the bytes kept for the loss backward. */
+typedef struct {
+    double gemm_s, loss_fwd_s, loss_bwd_s, flops, act_bytes;
+} sax_logits_cost_t;
+
 void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, sax_precision_t prec, int tp, int cp,
-                     int b, double *fwd_s, double *flops, double *act_bytes);
+                     int b, sax_logits_cost_t *out);
 
 /* ---- memory --------------------------------------------------------------------------------- */
 

@@ -163,11 +163,12 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     }
 
     /* Memory-bound kernels, forward, bytes read + written per token: two norms (8h), two residual
-     * adds (12h), two dropouts (10h), the activation function (kf * width elements) and, with the
-     * unfused softmax of Megatron's kernels, the scores (2 B in + 2 B out per head and key).
+     * adds (12h), two dropouts (10h), the activation function (kf * width elements) and, unfused, per
+     * head and key: Megatron's fused scale-mask-softmax (2 B in, 2 B out) and the attention dropout
+     * after it (2 B in, 2 B out, 1 B mask), the 5as of Korthikanti et al.'s memory count.
      * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank. */
     double rep = sp ? t : 1.0;
-    double bytes = tok * (30.0 * h / rep + SAX_ACT_BYTES * kf * width / t + (flash ? 0.0 : 4.0 * heads * s));
+    double bytes = tok * (30.0 * h / rep + SAX_ACT_BYTES * kf * width / t + (flash ? 0.0 : 9.0 * heads * s));
     out->elem_s = bytes / (gpu->hbm_bw_Bps * gpu->mem_eff);
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
@@ -190,11 +191,18 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
 }
 
 void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, sax_precision_t prec, int tp, int cp,
-                     int b, double *fwd_s, double *flops, double *act_bytes)
+                     int b, sax_logits_cost_t *out)
 {
     double tok = (double)b * m->seq_len / cp, v = (double)m->vocab / tp;
-    *fwd_s = gemm(gpu, prec, 1, tok, v, m->hidden) +
-             tok * v * 3.0 * 4.0 / (gpu->hbm_bw_Bps * gpu->mem_eff); /* fp32 softmax + loss */
-    *flops = 2.0 * tok * v * m->hidden;
-    *act_bytes = tok * v * 4.0; /* fp32 logits kept for the loss backward */
+    double bw = gpu->hbm_bw_Bps * gpu->mem_eff;
+    out->gemm_s = gemm(gpu, prec, 1, tok, v, m->hidden);
+    /* Megatron's vocab-parallel cross-entropy in fp32, bytes per logit on this GPU. Forward: cast the
+     * bf16 logits to fp32 (2 in, 4 out), the row maximum (4), subtract it in place (4 + 4), exp in place
+     * (4 + 4), the row sum (4), normalise to the softmax kept for backward (4 + 4): 38 B. Backward: scale
+     * the kept softmax by the incoming gradient in place (4 + 4), cast back to bf16 (4 + 2): 14 B. The
+     * target gather and the TP all-reduces move a few values per token. */
+    out->loss_fwd_s = tok * v * 38.0 / bw;
+    out->loss_bwd_s = tok * v * 14.0 / bw;
+    out->flops = 2.0 * tok * v * m->hidden;
+    out->act_bytes = tok * v * 4.0; /* fp32 softmax kept for the loss backward */
 }

@@ -22,15 +22,17 @@ typedef struct {
 /* The efficiency parameters of A100 and H100 are fitted once to the published measured runs of
  * tests/data/validation/published-runs.json (Megatron-LM SC21 on A100, Megatron-Core on H100),
  * jointly with the training defaults of model/defaults.c, by tests/model/fit_defaults.c, with GEMM
- * efficiency bounded to [0.5, 0.9] and memory efficiency to [0.6, 0.95] (docs/cost-model.md, "Parameters and where they come from"). H200 shares the H100's
+ * efficiency bounded to [0.5, 0.9] and memory efficiency to [0.6, 0.95] (docs/cost-model.md,
+ * "Parameters and where they come from"). The H100's half-intensity sits at its lower bound, 1 FLOP/B:
+ * no H100 run of that set has a GEMM near any knee, so the data leave it open. H200 shares the H100's
  * compute die; B200 and GB200 have no public measured runs in that set and take the H100's values
  * as an assumption until a user calibrates them (`sax calibrate`). */
 static const gpu_preset_t gpu_presets[] = {
-    {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.90, 580.0, 0.95},
-    {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.73, 280.0, 0.60},
-    {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.73, 280.0, 0.60},
-    {"B200", 2250 * TFLOPS, 4500 * TFLOPS, 180 * GIB, 7.7 * TBPS, 0.73, 280.0, 0.60},
-    {"GB200", 2500 * TFLOPS, 5000 * TFLOPS, 186 * GIB, 8.0 * TBPS, 0.73, 280.0, 0.60},
+    {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.73, 56.0, 0.80},
+    {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.63, 1.0, 0.60},
+    {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.63, 1.0, 0.60},
+    {"B200", 2250 * TFLOPS, 4500 * TFLOPS, 180 * GIB, 7.7 * TBPS, 0.63, 1.0, 0.60},
+    {"GB200", 2500 * TFLOPS, 5000 * TFLOPS, 186 * GIB, 8.0 * TBPS, 0.63, 1.0, 0.60},
 };
 
 #define DENSE(nm, l, h, f, a, g, v, s, act, tied)                                                            \

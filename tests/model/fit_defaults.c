@@ -91,11 +91,14 @@ static void clamp(double *x)
         x[j] = fmin(params[j].hi, fmax(params[j].lo, x[j]));
 }
 
-/* Nelder-Mead on the clamped parameters, restarted twice from its best point. */
+/* Nelder-Mead on the clamped parameters, restarted from its best point until a restart gains less than
+ * 1e-5 of the objective (at least three runs, at most twelve): a fixed number of restarts left some
+ * fits, the full-data one among them, in a worse point than the folds found. */
 static double fit(data_t *d, double *x, int iterations)
 {
     double best = objective(d, x);
-    for (int restart = 0; restart < 3; restart++) {
+    for (int restart = 0, stalled = 0; restart < 12 && (restart < 3 || !stalled); restart++) {
+        double before = best;
         double s[N_PARAMS + 1][N_PARAMS], f[N_PARAMS + 1];
         for (int v = 0; v <= N_PARAMS; v++) {
             memcpy(s[v], x, sizeof s[v]);
@@ -167,6 +170,7 @@ static double fit(data_t *d, double *x, int iterations)
             best = f[lo];
             memcpy(x, s[lo], sizeof s[lo]);
         }
+        stalled = before - best < 1e-5;
     }
     return best;
 }
