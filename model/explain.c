@@ -283,9 +283,11 @@ static void compute_split(const sax_problem_t *p, const sax_candidate_t *c, cons
         *memory += layers * me;
     }
     if (d->crit == c->pp - 1) {
-        double fwd, flops, act;
-        sax_logits_cost(md, d->gpu, p->training.precision, c->tp, c->cp, c->micro_batch, &fwd, &flops, &act);
-        *math += 3.0 * fwd;
+        sax_logits_cost_t lg; /* the logits GEMM three times (forward, data and weight gradients), the
+                                 memory-bound loss forward and backward */
+        sax_logits_cost(md, d->gpu, p->training.precision, c->tp, c->cp, c->micro_batch, &lg);
+        *math += 3.0 * lg.gemm_s;
+        *memory += lg.loss_fwd_s + lg.loss_bwd_s;
     }
     *math *= (double)d->micro;
     *memory *= (double)d->micro;
