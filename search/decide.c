@@ -266,3 +266,49 @@ void sax_search_ties(const sax_search_t *s, const sax_record_t *top, int64_t n_t
     }
     out->at_least = out->count == n_top && n_top == top_k;
 }
+
+sax_status_t sax_search_why_none(const sax_search_t *s, int scenario, int baseline, int64_t max_evals,
+                                 sax_scratch_t *scratch, sax_why_none_t *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t per = sax_search_scenario_size(s), first = (int64_t)scenario * per, end = first + per;
+    sax_search_cursor_t cur;
+    sax_search_seek(s, first, &cur);
+    int64_t visits = 0;
+    out->complete = true;
+    for (int64_t i = first; i < end; visits++) {
+        if (visits == SAX_WHY_NONE_MAX_VISITS) {
+            out->complete = false;
+            break;
+        }
+        if (i > cur.index)
+            sax_search_move(s, &cur, i);
+        if (baseline < 0 && cur.skip != SAX_SKIP_NONE) { /* the whole block shares the verdict */
+            int64_t next = sax_search_skip_end(s, &cur);
+            next = next < end ? next : end;
+            out->candidates += next - i;
+            out->skipped[cur.skip] += next - i;
+            i = next;
+            continue;
+        }
+        i++;
+        if (baseline >= 0 && !sax_search_matches_baseline(s, &cur, baseline))
+            continue;
+        out->candidates++;
+        if (cur.skip != SAX_SKIP_NONE) {
+            out->skipped[cur.skip]++;
+            continue;
+        }
+        if (out->evaluated >= max_evals) {
+            out->not_evaluated++;
+            continue;
+        }
+        sax_result_t r;
+        sax_status_t st = sax_model_eval(sax_search_problem(s, scenario), &cur.candidate, scratch, &r);
+        if (st != SAX_OK)
+            return st;
+        out->evaluated++;
+        out->infeasible[r.feasible ? SAX_FEASIBLE : r.reason]++;
+    }
+    return SAX_OK;
+}

@@ -232,6 +232,23 @@ typedef struct {
 void sax_search_ties(const sax_search_t *s, const sax_record_t *top, int64_t n_top, int top_k,
                      sax_ties_t *out);
 
+/* Why a scenario (baseline -1) or a baseline in a scenario has no feasible candidate: every
+ * candidate of the scenario (agreeing with the baseline) counted by the cheap check that skips it,
+ * and the first `max_evals` valid ones evaluated and counted by the model's reason; the rest of the
+ * valid ones are counted as not evaluated. The walk stops after SAX_WHY_NONE_MAX_VISITS steps. */
+#define SAX_WHY_NONE_MAX_VISITS 20000000 /* a few seconds: beyond, `complete` is false */
+
+typedef struct {
+    bool complete; /* the whole scenario was walked */
+    int64_t candidates, evaluated, not_evaluated;
+    int64_t skipped[SAX_SKIP_COUNT];
+    int64_t infeasible[SAX_INFEASIBLE_COUNT]; /* [SAX_FEASIBLE]: feasible ones (0 when called for a
+                                                 scenario or baseline without any) */
+} sax_why_none_t;
+
+sax_status_t sax_search_why_none(const sax_search_t *s, int scenario, int baseline, int64_t max_evals,
+                                 sax_scratch_t *scratch, sax_why_none_t *out);
+
 /* The network-oblivious twin of problem `p` (what an optimiser that models one flat network
  * sees): every site link becomes the outermost tier (its latency, and the bandwidth every GPU of
  * the smaller site has at that tier after oversubscription), lossless, with unlimited window, PFC

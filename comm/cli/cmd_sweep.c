@@ -483,11 +483,15 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
     if (pruned)
         fprintf(f, ", pruned by bound %lld (+%lld bound evaluations)", (long long)c->pruned,
                 (long long)c->bound_evals);
-    fprintf(f, "\n  infeasible:");
-    for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
-        if (c->infeasible[i] > 0)
-            fprintf(f, " %s %lld", sax_infeasible_names[i], (long long)c->infeasible[i]);
     fprintf(f, "\n");
+    const char *sep = "  infeasible:";
+    for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
+        if (c->infeasible[i] > 0) {
+            fprintf(f, "%s %s %lld", sep, sax_infeasible_names[i], (long long)c->infeasible[i]);
+            sep = ",";
+        }
+    if (sep[0] == ',')
+        fprintf(f, "\n");
     for (int sc = 0; sc < sax_search_scenario_count(s); sc++) {
         fprintf(f, "\nscenario %d", sc);
         if (sp->n_scenario_vars > 0) {
@@ -497,7 +501,7 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         fprintf(f, "\n");
         const sax_record_t *best = sax_reduce_best(r, sc);
         if (best->index < 0) {
-            fprintf(f, "  no feasible candidate\n");
+            sweep_answer_print_why_none_text(f, ans, sc, -1);
             continue;
         }
         fprintf(f, "  best (candidate %lld): ", (long long)best->index);
@@ -509,7 +513,8 @@ static void print_text(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);
             if (bl->index < 0) {
-                fprintf(f, "  baseline %-14s no feasible candidate\n", sp->baselines[b].name);
+                fprintf(f, "  baseline %-14s no feasible candidate agrees with it:\n", sp->baselines[b].name);
+                sweep_answer_print_why_none_text(f, ans, sc, b);
                 continue;
             }
             fprintf(f, "  baseline %-14s %10.4f s  speedup %.3fx  (", sp->baselines[b].name,
@@ -567,6 +572,7 @@ static void print_json(FILE *f, const sax_config_t *cfg, const sax_search_t *s, 
         sweep_answer_print_oblivious_json(f, s, r, ans, sc);
         sweep_answer_print_lossless_json(f, r, ans, sc);
         sweep_answer_print_ties_json(f, s, r, ans, sc);
+        sweep_answer_print_why_none_json(f, s, ans, sc);
         fprintf(f, ", \"baselines\": {");
         for (int b = 0; b < sp->n_baselines; b++) {
             const sax_record_t *bl = sax_reduce_baseline_best(r, sc, b);

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Candidates the model evaluates to say why a scenario or a baseline has no feasible one. */
+#define WHY_NONE_EVALS 100000
+
 sax_status_t sweep_oblivious(MPI_Comm comm, const sax_space_desc_t *space, const sax_candidate_t *base,
                              const sax_search_t *s, volatile sig_atomic_t *stop, sax_record_t *best,
                              sax_error_t *err)
@@ -48,6 +51,7 @@ void sweep_answer_free(sweep_answer_t *a)
     free(a->oblivious);
     free(a->lossless);
     free(a->ties);
+    free(a->why_none);
     free(a->attribution);
     free(a->regret);
     memset(a, 0, sizeof *a);
@@ -114,14 +118,15 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
     a->oblivious = calloc((size_t)ns, sizeof *a->oblivious);
     a->lossless = calloc((size_t)ns, sizeof *a->lossless);
     a->ties = calloc((size_t)ns, sizeof *a->ties);
+    a->why_none = calloc((size_t)ns * (size_t)(nb + 1), sizeof *a->why_none);
     a->attribution = calloc((size_t)ns * (size_t)nb + 1, sizeof *a->attribution);
     a->regret = calloc((size_t)ns, sizeof *a->regret);
     const sax_record_t **top = calloc((size_t)ns, sizeof *top);
     int64_t *n_top = calloc((size_t)ns, sizeof *n_top);
     sax_scratch_t *scratch = malloc(sax_scratch_size());
     sax_status_t st = SAX_OK;
-    if (a->oblivious == NULL || a->lossless == NULL || a->ties == NULL || a->attribution == NULL ||
-        a->regret == NULL || top == NULL || n_top == NULL || scratch == NULL)
+    if (a->oblivious == NULL || a->lossless == NULL || a->ties == NULL || a->why_none == NULL ||
+        a->attribution == NULL || a->regret == NULL || top == NULL || n_top == NULL || scratch == NULL)
         st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory for the sweep's answer");
     else
         sax_scratch_init(scratch);
@@ -129,6 +134,12 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
         const sax_record_t *best = sax_reduce_best(r, sc);
         n_top[sc] = sax_reduce_top(r, sc, &top[sc]);
         sax_search_ties(s, top[sc], n_top[sc], sax_reduce_top_k(r), &a->ties[sc]);
+        sax_why_none_t *why = &a->why_none[(size_t)sc * (size_t)(nb + 1)];
+        if (best->index < 0)
+            st = sax_search_why_none(s, sc, -1, WHY_NONE_EVALS, scratch, &why[0]);
+        for (int b = 0; b < nb && st == SAX_OK; b++)
+            if (best->index >= 0 && sax_reduce_baseline_best(r, sc, b)->index < 0)
+                st = sax_search_why_none(s, sc, b, WHY_NONE_EVALS, scratch, &why[1 + b]);
         if (best->index >= 0 && st == SAX_OK)
             st = lossless_of(s, r, best, scratch, &a->lossless[sc]);
         if (a->have_oblivious && oblivious_best[sc].index >= 0)
@@ -151,6 +162,82 @@ sax_status_t sweep_answer_compute(const sax_search_t *s, const sax_reduce_t *r, 
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
+
+/* "300000 never valid (batch 200000, layers 100000); 31776 evaluated: memory 31000, ..." */
+static void print_why_counts(FILE *f, const sax_why_none_t *w, bool json)
+{
+    int64_t never = 0;
+    for (int i = 1; i < SAX_SKIP_COUNT; i++)
+        never += w->skipped[i];
+    if (json) {
+        fprintf(f, "{\"candidates\": %lld, \"complete\": %s, \"skipped\": {", (long long)w->candidates,
+                w->complete ? "true" : "false");
+        bool first = true;
+        for (int i = 1; i < SAX_SKIP_COUNT; i++)
+            if (w->skipped[i] > 0) {
+                fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", sax_skip_names[i], (long long)w->skipped[i]);
+                first = false;
+            }
+        fprintf(f, "}, \"evaluated\": %lld, \"infeasible\": {", (long long)w->evaluated);
+        first = true;
+        for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
+            if (w->infeasible[i] > 0) {
+                fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", sax_infeasible_names[i],
+                        (long long)w->infeasible[i]);
+                first = false;
+            }
+        fprintf(f, "}, \"not_evaluated\": %lld}", (long long)w->not_evaluated);
+        return;
+    }
+    fprintf(f, "of %s%lld candidates, %lld never valid", w->complete ? "" : "the first ",
+            (long long)w->candidates, (long long)never);
+    const char *sep = " (";
+    for (int i = 1; i < SAX_SKIP_COUNT; i++)
+        if (w->skipped[i] > 0) {
+            fprintf(f, "%s%s %lld", sep, sax_skip_names[i], (long long)w->skipped[i]);
+            sep = ", ";
+        }
+    fprintf(f, "%s; %lld evaluated", never > 0 ? ")" : "", (long long)w->evaluated);
+    sep = ", all infeasible: ";
+    for (int i = 1; i < SAX_INFEASIBLE_COUNT; i++)
+        if (w->infeasible[i] > 0) {
+            fprintf(f, "%s%s %lld", sep, sax_infeasible_names[i], (long long)w->infeasible[i]);
+            sep = ", ";
+        }
+    if (w->not_evaluated > 0)
+        fprintf(f, "; %lld more valid ones not evaluated", (long long)w->not_evaluated);
+}
+
+void sweep_answer_print_why_none_text(FILE *f, const sweep_answer_t *a, int sc, int b)
+{
+    const sax_why_none_t *w = &a->why_none[(size_t)sc * (size_t)(a->n_baselines + 1) + (size_t)(b + 1)];
+    if (w->candidates == 0)
+        return;
+    fprintf(f, "%s", b < 0 ? "  no feasible candidate: " : "    ");
+    print_why_counts(f, w, false);
+    fprintf(f, "\n");
+}
+
+void sweep_answer_print_why_none_json(FILE *f, const sax_search_t *s, const sweep_answer_t *a, int sc)
+{
+    const sax_why_none_t *w = &a->why_none[(size_t)sc * (size_t)(a->n_baselines + 1)];
+    if (w[0].candidates > 0) {
+        fprintf(f, ", \"why_none\": ");
+        print_why_counts(f, &w[0], true);
+    }
+    bool any = false;
+    for (int b = 0; b < a->n_baselines; b++) {
+        if (w[1 + b].candidates == 0)
+            continue;
+        fprintf(f, "%s", any ? ", " : ", \"baselines_why_none\": {");
+        any = true;
+        cli_print_json_string(f, sax_search_desc(s)->baselines[b].name);
+        fprintf(f, ": ");
+        print_why_counts(f, &w[1 + b], true);
+    }
+    if (any)
+        fprintf(f, "}");
+}
 
 /* "transport {roce-sr, tcp}, connections {1, 4}": the values each differing key takes in the tie. */
 static void print_tie_values(FILE *f, const sax_search_t *s, const sax_record_t *top, const sax_ties_t *t,

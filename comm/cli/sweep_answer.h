@@ -28,6 +28,9 @@ typedef struct {
     int n_scenarios, n_baselines;
     sweep_lossless_t *lossless;     /* n_scenarios */
     sax_ties_t *ties;               /* n_scenarios: the candidates tied with the best */
+    sax_why_none_t *why_none;       /* n_scenarios x (1 + n_baselines): why the scenario [0] or a
+                                       baseline [1 + b] has no feasible candidate (candidates 0 when
+                                       it has one) */
     bool have_oblivious;            /* false when --no-oblivious or interrupted */
     sweep_oblivious_t *oblivious;   /* n_scenarios */
     sax_attribution_t *attribution; /* n_scenarios x n_baselines */
@@ -53,6 +56,9 @@ void sweep_answer_free(sweep_answer_t *a);
  * baseline b), the oblivious pick (last); then the robust block after all scenarios. */
 void sweep_answer_print_ties_text(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
                                   const sweep_answer_t *a, int sc);
+/* "no feasible candidate: of N candidates, ... never valid (reasons), ... evaluated: reasons" for the
+ * scenario (b = -1) or baseline b; nothing when it has a feasible candidate. */
+void sweep_answer_print_why_none_text(FILE *f, const sweep_answer_t *a, int sc, int b);
 void sweep_answer_print_lossless_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
 void sweep_answer_print_attribution_text(FILE *f, const sweep_answer_t *a, int sc, int b);
 void sweep_answer_print_oblivious_text(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
@@ -64,6 +70,9 @@ void sweep_answer_print_oblivious_json(FILE *f, const sax_search_t *s, const sax
                                        const sweep_answer_t *a, int sc);
 void sweep_answer_print_ties_json(FILE *f, const sax_search_t *s, const sax_reduce_t *r,
                                   const sweep_answer_t *a, int sc);
+/* `, "why_none": {...}` for a scenario without a feasible candidate and `, "baselines_why_none": {name:
+ * {...}}` for its baselines without one. */
+void sweep_answer_print_why_none_json(FILE *f, const sax_search_t *s, const sweep_answer_t *a, int sc);
 void sweep_answer_print_lossless_json(FILE *f, const sax_reduce_t *r, const sweep_answer_t *a, int sc);
 void sweep_answer_print_attribution_json(FILE *f, const sweep_answer_t *a, int sc, int b);
 void sweep_answer_print_robust_json(FILE *f, const sax_search_t *s, const sweep_answer_t *a);

@@ -4,7 +4,8 @@
 # regret over the scenarios, by brute force over all settings), each baseline's attribution (the
 # mixes looked up among the rows by their key values, Shapley values by the subset formula), and the
 # network-oblivious pick (its real time is the best over its network settings, never faster than
-# the best), the best lossless candidate, the ties and their simplest; and the same answer on 2 ranks.
+# the best), the best lossless candidate, the ties and their simplest; the same answer on 2 ranks;
+# and why a space where nothing runs has no feasible candidate.
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -160,4 +161,35 @@ for x, y in zip(a["scenarios"], b["scenarios"]):
         assert x[k] == y[k], (k, x[k], y[k])
 PYEOF
 check "2 ranks give the same answer" test $? -eq 0
+# a space where nothing can run (lossless RoCE only, over links too long for its PFC headroom): each
+# scenario says why, and the reasons add up to the sweep's own counts
+"$PY" - small.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["space"]["transport"] = ["roce"]
+json.dump(d, open("none.json", "w"))
+PYEOF
+"$SAX" sweep none.json -o none.h5 --json --no-oblivious > none.json.out 2> none.err
+check "a sweep with nothing feasible exits 0" test $? -eq 0
+"$PY" - none.json.out <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ns = len(d["scenarios"])
+skipped, infeasible = {}, {}
+for s in d["scenarios"]:
+    assert s["best"] is None, s["best"]
+    w = s["why_none"]
+    assert w["complete"] and w["candidates"] == d["candidates"] // ns, w
+    assert w["not_evaluated"] == 0 and sum(w["skipped"].values()) + w["evaluated"] == w["candidates"], w
+    for k, v in w["skipped"].items():
+        skipped[k] = skipped.get(k, 0) + v
+    for k, v in w["infeasible"].items():
+        infeasible[k] = infeasible.get(k, 0) + v
+assert skipped == {k: v for k, v in d["skipped_by"].items() if v}, (skipped, d["skipped_by"])
+assert infeasible == {k: v for k, v in d["infeasible"].items() if v}, (infeasible, d["infeasible"])
+assert list(infeasible) == ["lossless_distance"], infeasible
+PYEOF
+check "each scenario says why nothing is feasible, adding up to the sweep's counts" test $? -eq 0
+"$SAX" sweep none.json -o none2.h5 --no-oblivious > none.txt 2> none.err
+check "... and the text says it" grep -q "no feasible candidate: of .* candidates, .* never valid" none.txt
 check_summary decisions_cli
