@@ -239,6 +239,15 @@ void sweep_answer_print_why_none_json(FILE *f, const sax_search_t *s, const swee
         fprintf(f, "}");
 }
 
+/* `"parallelism": {...}, "network": {...}` of a candidate. */
+static void print_settings_json(FILE *f, const sax_candidate_t *c)
+{
+    fprintf(f, "\"parallelism\": ");
+    cli_print_parallelism_json(f, c);
+    fprintf(f, ", \"network\": ");
+    cli_print_network_json(f, c);
+}
+
 /* "transport {roce-sr, tcp}, connections {1, 4}": the values each differing key takes in the tie. */
 static void print_tie_values(FILE *f, const sax_search_t *s, const sax_record_t *top, const sax_ties_t *t,
                              bool json)
@@ -304,10 +313,8 @@ void sweep_answer_print_ties_json(FILE *f, const sax_search_t *s, const sax_redu
     fprintf(f, "{\"count\": %lld, \"at_least\": %s, \"differ_in\": {", (long long)t->count,
             t->at_least ? "true" : "false");
     print_tie_values(f, s, top, t, true);
-    fprintf(f, "}, \"simplest\": {\"index\": %lld, \"parallelism\": ", (long long)top[t->simplest].index);
-    cli_print_parallelism_json(f, &top[t->simplest].candidate);
-    fprintf(f, ", \"network\": ");
-    cli_print_network_json(f, &top[t->simplest].candidate);
+    fprintf(f, "}, \"simplest\": {\"index\": %lld, ", (long long)top[t->simplest].index);
+    print_settings_json(f, &top[t->simplest].candidate);
     fprintf(f, "}}");
 }
 
@@ -434,10 +441,8 @@ void sweep_answer_print_oblivious_json(FILE *f, const sax_search_t *s, const sax
     else
         cli_print_json_string(f, o->skip != SAX_SKIP_NONE ? sax_skip_names[o->skip]
                                                           : sax_infeasible_names[o->real.result.reason]);
-    fprintf(f, ", \"parallelism\": ");
-    cli_print_parallelism_json(f, &o->real.candidate);
-    fprintf(f, ", \"network\": ");
-    cli_print_network_json(f, &o->real.candidate);
+    fprintf(f, ", ");
+    print_settings_json(f, &o->real.candidate);
     fprintf(f, "}");
 }
 
@@ -455,10 +460,8 @@ void sweep_answer_print_lossless_json(FILE *f, const sax_reduce_t *r, const swee
     cli_print_json_number(f, l->lossless->result.iteration_time_s);
     fprintf(f, ", \"slower_by\": ");
     cli_print_json_number(f, l->lossless->result.iteration_time_s / best->result.iteration_time_s - 1.0);
-    fprintf(f, ", \"parallelism\": ");
-    cli_print_parallelism_json(f, &l->lossless->candidate);
-    fprintf(f, ", \"network\": ");
-    cli_print_network_json(f, &l->lossless->candidate);
+    fprintf(f, ", ");
+    print_settings_json(f, &l->lossless->candidate);
     fprintf(f, "}");
 }
 
@@ -486,10 +489,8 @@ void sweep_answer_print_robust_json(FILE *f, const sax_search_t *s, const sweep_
         fprintf(f, "null");
         return;
     }
-    fprintf(f, "{\"parallelism\": ");
-    cli_print_parallelism_json(f, &a->robust.pick.candidate);
-    fprintf(f, ", \"network\": ");
-    cli_print_network_json(f, &a->robust.pick.candidate);
+    fprintf(f, "{");
+    print_settings_json(f, &a->robust.pick.candidate);
     fprintf(f, ", \"worst_regret\": ");
     cli_print_json_number(f, a->robust.worst_regret);
     fprintf(f, ", \"regret\": [");
@@ -503,10 +504,8 @@ void sweep_answer_print_robust_json(FILE *f, const sax_search_t *s, const sweep_
     for (int i = 0; i < rb->n_near_kept; i++) {
         fprintf(f, "%s{\"worst_regret\": ", i ? ", " : "");
         cli_print_json_number(f, rb->near_worst[i]);
-        fprintf(f, ", \"parallelism\": ");
-        cli_print_parallelism_json(f, &rb->near[i].candidate);
-        fprintf(f, ", \"network\": ");
-        cli_print_network_json(f, &rb->near[i].candidate);
+        fprintf(f, ", ");
+        print_settings_json(f, &rb->near[i].candidate);
         fprintf(f, "}");
     }
     fprintf(f, "]}}");
