@@ -38,6 +38,11 @@ static long site_start(const sax_cluster_t *cl, int site)
 
 long sax_layout_unit_of(const sax_cluster_t *cl, const sax_layout_t *lay, long rank, int level, long *gpus)
 {
+    if (!lay->partial) { /* every site a whole number of units: they tile the ranks from 0 */
+        if (gpus != NULL)
+            *gpus = lay->unit[level];
+        return rank / lay->unit[level] * lay->unit[level];
+    }
     long s0 = 0;
     int s = 0;
     while (s < cl->n_sites - 1 && rank >= s0 + cl->sites[s].gpus)
@@ -234,6 +239,8 @@ static void partial_units(const sax_cluster_t *cl, const sax_layout_t *lay, sax_
         g->tail[l] = 0;
         g->tail_gpus[l] = 0.0;
     }
+    if (!lay->partial)
+        return;
     for (int s = 0; s < cl->n_sites; s0 += cl->sites[s++].gpus) {
         long gpus = cl->sites[s].gpus;
         for (int l = 0; l < site_level; l++) {
@@ -308,8 +315,12 @@ void sax_layout_levels(const sax_cluster_t *cl, sax_layout_t *lay)
         lay->unit[t + 1] = cl->tiers[t].gpus < site_gpus ? cl->tiers[t].gpus : site_gpus;
     lay->unit[lay->n_levels - 1] = site_gpus;
     long total = 0; /* the job's GPUs: every GPU, until sax_layout_build says how many it uses */
-    for (int s = 0; s < cl->n_sites; s++)
+    lay->partial = false;
+    for (int s = 0; s < cl->n_sites; s++) {
         total += cl->sites[s].gpus;
+        for (int l = 0; l < lay->n_levels - 1; l++)
+            lay->partial = lay->partial || cl->sites[s].gpus % lay->unit[l] != 0;
+    }
     lay->gpus = (int)total;
 }
 

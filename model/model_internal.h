@@ -109,6 +109,7 @@ typedef struct {
     sax_group_t dim[SAX_DIM_COUNT + 1]; /* every dimension's group, and SAX_GROUP_EXPERT_DP's */
     long stride[SAX_DIM_COUNT];         /* rank distance between neighbours of each dimension */
     int gpus;
+    bool partial; /* some site is not a whole number of units of some level (its last unit is partial) */
 } sax_layout_t;
 
 sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay);
