@@ -138,5 +138,18 @@ sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c)
             return fail_at_index(ctx, "sites", s, "gpus", msg);
         }
     }
+    if (c->n_tiers == 0 && c->n_sites > 1) {
+        /* one node, one domain, no tiers is a cluster; two such sites are not: nothing says how a GPU
+         * reaches the site links (a tier's bandwidth is the GPUs' NIC) */
+        size_t mark = cf_push_key(ctx, "tiers");
+        sax_status_t st =
+            cf_fail(ctx,
+                    "expected at least one tier in a cluster of %d sites (tiers[0].bandwidth is the "
+                    "GPUs' NIC, through which traffic reaches the site links; a tier of "
+                    "scale_up.size = %d GPUs describes a node's NICs), found none",
+                    c->n_sites, c->scale_up.size);
+        cf_pop(ctx, mark);
+        return st;
+    }
     return SAX_OK;
 }
