@@ -91,6 +91,43 @@ static void test_one_node_tp_all_reduce(void **state)
     sax_config_fini(&cfg);
 }
 
+/* Every split of the node: TP, PP and DP groups (and ZeRO-3's gathers, the tree and hierarchical
+ * algorithms) all inside the one domain. Each is feasible and finite, moves nothing across sites, and
+ * its DP traffic rides NVLink: the same candidate with NVLink twice as fast is never slower. */
+static void test_one_node_splits(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load("one-node-8gpu.json", &cfg);
+    const int split[][3] = {{8, 1, 1}, {4, 2, 1}, {4, 1, 2}, {2, 2, 2}, {2, 4, 1}, {1, 4, 2}};
+    const sax_algorithm_t algs[] = {SAX_ALGORITHM_RING, SAX_ALGORITHM_TREE, SAX_ALGORITHM_HIERARCHICAL};
+    int feasible = 0;
+    for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
+        for (size_t a = 0; a < 3; a++)
+            for (int zero = 0; zero <= 3; zero += 3) {
+                sax_candidate_t c = cfg.candidate;
+                c.tp = split[i][0];
+                c.pp = split[i][1];
+                c.dp = split[i][2];
+                c.algorithm = algs[a];
+                c.zero = zero;
+                c.recompute = SAX_RECOMPUTE_FULL;
+                sax_result_t r = eval(&cfg.problem, &c);
+                if (!r.feasible) {
+                    assert_int_equal(r.reason, SAX_INFEASIBLE_MEMORY);
+                    continue;
+                }
+                feasible++;
+                assert_true(isfinite(r.iteration_time_s) && r.iteration_time_s > 0.0);
+                assert_true(r.cross_site_bytes_per_iteration == 0.0);
+                sax_problem_t fast = cfg.problem;
+                fast.cluster.scale_up.bw_Bps *= 2.0;
+                assert_true(eval(&fast, &c).iteration_time_s <= r.iteration_time_s);
+            }
+    assert_true(feasible >= 12);
+    sax_config_fini(&cfg);
+}
+
 /* A node-level tier (unit = the scale-up domain) in a real cluster: two nodes of 8 in a rack tier of
  * 16. TP = 8 stays in a node, DP = 2 crosses nodes: it is timed over the node tier's NIC and uplink. */
 static void test_tier_equal_to_domain(void **state)
@@ -158,6 +195,57 @@ static void test_one_domain_collectives(void **state)
     double hier = sax_group_collective_s(cl, &cfg.candidate, &lay, &g, SAX_OP_ALL_REDUCE,
                                          SAX_ALGORITHM_HIERARCHICAL, 1 << 20, 2.0, NULL);
     assert_true(ring == hier);
+    sax_config_fini(&cfg);
+}
+
+/* Two one-node sites. Without tiers nothing says how a GPU reaches the site link (the loader refuses
+ * it: tests/data/bad/sites-without-tiers.json); with a node-level tier (8 GPUs, a 50 GB/s NIC at 0.9)
+ * it is a cluster. TP = 8 in each node, DP = 2 across the 400 Gbit/s (50 GB/s) link: the 8 DP groups
+ * (one per TP rank) share it, so a ring all-reduce of S bytes, which sends 2(n-1)/n S = S each way per
+ * group, takes at least 8 S / 50e9; the closed form agrees with the reference simulator (10 %). */
+static void test_two_one_node_sites(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load("one-node-8gpu.json", &cfg);
+    sax_problem_t p = cfg.problem;
+    sax_cluster_t *cl = &p.cluster;
+    cl->n_tiers = 1;
+    cl->tiers[0] = (sax_tier_t){
+        .gpus = 8, .bw_Bps = 50e9, .latency_s = 10e-6, .oversubscription = 1.0, .efficiency = 0.9};
+    cl->n_sites = 2;
+    cl->sites[1] = cl->sites[0];
+    cl->n_links = 1;
+    memset(&cl->links[0], 0, sizeof cl->links[0]);
+    cl->links[0].a = 0;
+    cl->links[0].b = 1;
+    cl->links[0].bw_Bps = 50e9;
+    cl->links[0].latency_s = 5e-6;
+    cl->links[0].mtu_bytes = 4096;
+    cl->links[0].mss_bytes = 1460;
+    cl->links[0].window_bytes = 16 << 20;
+    cl->links[0].pfc_headroom_bytes = 2 << 20;
+    cl->links[0].uplink_oversubscription = 1.0;
+    p.training.global_batch = 16;
+    sax_candidate_t c = cfg.candidate;
+    c.dp = 2;
+    c.transport = SAX_TRANSPORT_ROCE_SR;
+    sax_result_t r = eval(&p, &c);
+    assert_true(r.feasible);
+    assert_int_equal(r.gpus_used, 16);
+    assert_true(r.cross_site_bytes_per_iteration > 0.0);
+    sax_layout_t lay;
+    assert_int_equal(sax_layout_build(cl, &c, &lay), SAX_FEASIBLE);
+    assert_int_equal(lay.dim[SAX_DIM_DP].sites, 2);
+    double S = 1 << 30;
+    double t = sax_collective_s(cl, &c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, S, 4.0, NULL);
+    assert_true(t >= 8.0 * S / 50e9);
+    sax_coll_sim_t sim;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_collective_simulate(cl, &c, &lay.dim[SAX_DIM_DP], SAX_OP_ALL_REDUCE,
+                                             SAX_ALGORITHM_RING, S, 1.0, &sim, &err),
+                     SAX_OK);
+    within(t, sim.time_s, 0.10);
     sax_config_fini(&cfg);
 }
 
@@ -341,6 +429,72 @@ static void test_partial_unit_against_simulator(void **state)
     sax_config_fini(&cfg);
 }
 
+/* Two sites of 5120 GPUs (one pod of 3072 and a partial one of 2048 each) joined by a link fast enough
+ * (200 TB/s) that the pods' 28:1 uplinks, not the link, decide: units are
+ * counted from each site's start, so site B's pods begin at rank 5120 and 8192, not at multiples of 3072.
+ * A group of 10 members 1024 apart has 3 + 2 members in site A's pods and 3 + 2 in site B's; every
+ * group of its shape runs at once (1024 groups, all 10240 GPUs). The closed forms agree with the
+ * simulator, which builds every flow through each unit's own uplink, within 10 %. */
+static void test_partial_units_in_two_sites(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load("partial-pod-16k.json", &cfg);
+    sax_cluster_t cl = cfg.problem.cluster;
+    cl.tiers[1].oversubscription = 28.0;
+    cl.n_sites = 2;
+    cl.sites[0].gpus = 5120;
+    cl.sites[1] = cl.sites[0];
+    strcpy(cl.sites[1].name, "b");
+    cl.n_links = 1;
+    memset(&cl.links[0], 0, sizeof cl.links[0]);
+    cl.links[0] = (sax_site_link_t){.a = 0,
+                                    .b = 1,
+                                    .bw_Bps = 200e12,
+                                    .latency_s = 50e-6,
+                                    .mtu_bytes = 4096,
+                                    .mss_bytes = 1460,
+                                    .window_bytes = 16 << 20,
+                                    .pfc_headroom_bytes = 2 << 20,
+                                    .uplink_oversubscription = 1.0};
+    sax_layout_t lay;
+    sax_layout_levels(&cl, &lay);
+    assert_true(lay.partial);
+    long gpus;
+    assert_int_equal(sax_layout_unit_of(&cl, &lay, 6144, 1, &gpus), 5120);
+    assert_int_equal(gpus, 3072);
+    assert_int_equal(sax_layout_unit_of(&cl, &lay, 9216, 1, &gpus), 8192);
+    assert_int_equal(gpus, 2048);
+    sax_group_t g;
+    assert_int_equal(sax_layout_group_strided(&cl, &lay, 10, 1024, true, &g), SAX_FEASIBLE);
+    assert_int_equal(g.sites, 2);
+    assert_int_equal(g.tail[1], 2);
+    sax_candidate_t c = cfg.candidate;
+    c.transport = SAX_TRANSPORT_ROCE_SR;
+    const sax_coll_op_t ops[] = {SAX_OP_SENDRECV, SAX_OP_ALL_REDUCE};
+    sax_cluster_t whole = cl; /* sites of two whole pods, the same group */
+    whole.sites[0].gpus = whole.sites[1].gpus = 6144;
+    sax_layout_t lay_w;
+    sax_layout_levels(&whole, &lay_w);
+    assert_false(lay_w.partial);
+    sax_group_t g_w;
+    assert_int_equal(sax_layout_group_strided(&whole, &lay_w, 10, 1024, true, &g_w), SAX_FEASIBLE);
+    for (size_t i = 0; i < 2; i++) {
+        double bytes = 16.0 * (1 << 20);
+        double t = sax_group_collective_s(&cl, &c, &lay, &g, ops[i], SAX_ALGORITHM_RING, bytes, 2.0, NULL);
+        sax_coll_sim_t sim;
+        sax_error_t err = {{0}};
+        assert_int_equal(
+            sax_collective_simulate(&cl, &c, &g, ops[i], SAX_ALGORITHM_RING, bytes, 1.0, &sim, &err), SAX_OK);
+        within(t, sim.time_s, 0.10);
+        /* the partial pods (2 members on 2048 GPUs' uplink) are slower than whole ones */
+        double t_w =
+            sax_group_collective_s(&whole, &c, &lay_w, &g_w, ops[i], SAX_ALGORITHM_RING, bytes, 2.0, NULL);
+        assert_true(t > t_w * (1.0 + 1e-6));
+    }
+    sax_config_fini(&cfg);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -361,10 +515,17 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_node_tp_all_reduce), cmocka_unit_test(test_tier_equal_to_domain),
-        cmocka_unit_test(test_one_domain_collectives), cmocka_unit_test(test_partial_pod_evaluates),
-        cmocka_unit_test(test_partial_pod_layout),     cmocka_unit_test(test_partial_unit_properties),
-        cmocka_unit_test(test_job_on_part_of_site),    cmocka_unit_test(test_partial_unit_against_simulator),
+        cmocka_unit_test(test_one_node_tp_all_reduce),
+        cmocka_unit_test(test_one_node_splits),
+        cmocka_unit_test(test_tier_equal_to_domain),
+        cmocka_unit_test(test_one_domain_collectives),
+        cmocka_unit_test(test_two_one_node_sites),
+        cmocka_unit_test(test_partial_pod_evaluates),
+        cmocka_unit_test(test_partial_pod_layout),
+        cmocka_unit_test(test_partial_unit_properties),
+        cmocka_unit_test(test_job_on_part_of_site),
+        cmocka_unit_test(test_partial_unit_against_simulator),
+        cmocka_unit_test(test_partial_units_in_two_sites),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
