@@ -227,13 +227,25 @@ static long members_below(const sax_group_t *g, int top, long base, long x)
     return c;
 }
 
+/* The base (first rank) of the group of the family of g holding rank r: r with its coordinate in every
+ * piece zeroed. */
+static long group_base(const sax_group_t *g, long r)
+{
+    long off = 0;
+    for (int i = 0; i < g->n_pieces; i++)
+        off += (r / g->piece_stride[i] % g->piece_size[i]) * g->piece_stride[i];
+    return r - off;
+}
+
 /* The partial units a family of groups reaches into (docs/cost-model.md section 3): at each level, every
- * site's last unit when the site is not a whole number of units and the job's ranks `end` reach it. The
- * group holding the last rank the job has there is the one with the fewest members in it; it gets the
- * unit's own GPUs' worth of uplink, split among the GPUs communicating there at once. */
+ * site's last unit when the site is not a whole number of units and the job's ranks (below `end`) reach
+ * it. Of the groups holding the unit's first rank, its last one and the last of the first inner stride
+ * (aligned layouts give them all the same count; otherwise the fewest is among them), the one with the
+ * fewest members there that also has members elsewhere sets the unit's cost: those members, and the
+ * unit's own GPUs' worth of uplink split among the GPUs communicating there at once. */
 static void partial_units(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g, long end)
 {
-    int site_level = lay->n_levels - 1;
+    int site_level = lay->n_levels - 1, top = g->n_pieces - 1;
     long s0 = 0;
     for (int l = 0; l < site_level; l++) {
         g->tail[l] = 0;
@@ -247,21 +259,21 @@ static void partial_units(const sax_cluster_t *cl, const sax_layout_t *lay, sax_
             long u = lay->unit[l], start = s0 + gpus / u * u;
             if (gpus % u == 0 || start >= end)
                 continue;
-            long hi = s0 + gpus < end ? s0 + gpus : end, base = 0;
-            if (g->groups > 1) /* the group of rank hi - 1: its coordinate in every piece zeroed */
-                for (int i = 0; i < g->n_pieces; i++)
-                    base += ((hi - 1) / g->piece_stride[i] % g->piece_size[i]) * g->piece_stride[i];
-            base = g->groups > 1 ? hi - 1 - base : 0;
-            long k =
-                members_below(g, g->n_pieces - 1, base, hi) - members_below(g, g->n_pieces - 1, base, start);
-            if (k <= 0 || k >= g->n)
-                continue; /* not there, or it does not leave the unit */
-            double kd = (double)k, active = g->groups > 1 ? fmin((double)(hi - start), g->groups * kd) : kd;
-            double share = (double)(s0 + gpus - start) * kd / fmax(kd, active);
-            if (g->tail[l] == 0 || k < g->tail[l])
-                g->tail[l] = (int)k;
-            if (g->tail_gpus[l] == 0.0 || share < g->tail_gpus[l])
-                g->tail_gpus[l] = share;
+            long hi = s0 + gpus < end ? s0 + gpus : end, inner = start + g->piece_stride[0] - 1;
+            const long probe[3] = {hi - 1, start, inner < hi - 1 ? inner : hi - 1};
+            for (int q = 0; q < (g->groups > 1 ? 3 : 1); q++) {
+                long base = g->groups > 1 ? group_base(g, probe[q]) : 0;
+                long k = members_below(g, top, base, hi) - members_below(g, top, base, start);
+                if (k <= 0 || k >= g->n)
+                    continue; /* not there, or it does not leave the unit */
+                double kd = (double)k,
+                       active = g->groups > 1 ? fmin((double)(hi - start), g->groups * kd) : kd;
+                double share = (double)(s0 + gpus - start) * kd / fmax(kd, active);
+                if (g->tail[l] == 0 || k < g->tail[l])
+                    g->tail[l] = (int)k;
+                if (g->tail_gpus[l] == 0.0 || share < g->tail_gpus[l])
+                    g->tail_gpus[l] = share;
+            }
         }
     }
 }
@@ -279,7 +291,9 @@ void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax
     long last = 0; /* the last member of group 0 */
     for (int i = 0; i < g->n_pieces; i++)
         last += (long)(g->piece_size[i] - 1) * g->piece_stride[i];
-    partial_units(cl, lay, g, groups > 1 ? lay->gpus : last + 1);
+    /* the groups of the family tile the first groups x n ranks (the job's, or sax collective's blocks) */
+    long tiled = (long)groups * g->n;
+    partial_units(cl, lay, g, groups > 1 ? (tiled < lay->gpus ? tiled : lay->gpus) : last + 1);
 }
 
 /* The replicas of one expert shard (SAX_GROUP_EXPERT_DP): the cp ranks EP left (cp / ep_cp, the

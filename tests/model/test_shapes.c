@@ -304,6 +304,33 @@ static void test_partial_pod_layout(void **state)
     sax_config_fini(&cfg);
 }
 
+/* A family that does not align with the partial unit: a site of 40 GPUs in pods of 16 (the last pod
+ * ranks 32-39, 8 GPUs), groups of 4 members 3 apart, every group at once: blocks of 12 ranks, 3 groups
+ * each, 9 groups tiling ranks 0-35. In ranks 32-35 the group {26, 29, 32, 35} has 2 members, the groups
+ * {24, 27, 30, 33} and {25, 28, 31, 34} one each: the partial pod is costed with 1 member. Its uplink is
+ * its 8 GPUs' worth, shared by the 4 GPUs the groups use there (32-35): a one-member group gets
+ * 8 x 1 / 4 = 2 GPUs' worth. */
+static void test_partial_unit_unaligned(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load("partial-pod-16k.json", &cfg);
+    sax_cluster_t cl = cfg.problem.cluster;
+    cl.scale_up.size = 4;
+    cl.tiers[0].gpus = 16;
+    cl.tiers[1].gpus = 64;
+    cl.sites[0].gpus = 40;
+    sax_layout_t lay;
+    sax_layout_levels(&cl, &lay);
+    sax_group_t g;
+    assert_int_equal(sax_layout_group_strided(&cl, &lay, 4, 3, true, &g), SAX_FEASIBLE);
+    assert_int_equal(g.groups, 9);
+    assert_int_equal(g.tail[0], 0); /* domains of 4 are whole */
+    assert_int_equal(g.tail[1], 1);
+    assert_true(g.tail_gpus[1] == 2.0);
+    sax_config_fini(&cfg);
+}
+
 /* Fixed-degree jobs of 16384 GPUs on the partial-pod building: orders, algorithms, ZeRO. */
 typedef struct {
     int tp, pp, dp, zero;
@@ -522,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_two_one_node_sites),
         cmocka_unit_test(test_partial_pod_evaluates),
         cmocka_unit_test(test_partial_pod_layout),
+        cmocka_unit_test(test_partial_unit_unaligned),
         cmocka_unit_test(test_partial_unit_properties),
         cmocka_unit_test(test_job_on_part_of_site),
         cmocka_unit_test(test_partial_unit_against_simulator),
