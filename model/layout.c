@@ -247,12 +247,8 @@ static void partial_units(const sax_cluster_t *cl, const sax_layout_t *lay, sax_
 {
     int site_level = lay->n_levels - 1, top = g->n_pieces - 1;
     long s0 = 0;
-    for (int l = 0; l < site_level; l++) {
-        g->tail[l] = 0;
-        g->tail_gpus[l] = 0.0;
-    }
-    if (!lay->partial)
-        return;
+    memset(g->tail, 0, sizeof g->tail);
+    memset(g->tail_gpus, 0, sizeof g->tail_gpus);
     for (int s = 0; s < cl->n_sites; s0 += cl->sites[s++].gpus) {
         long gpus = cl->sites[s].gpus;
         for (int l = 0; l < site_level; l++) {
@@ -288,6 +284,9 @@ void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax
     }
     double m_site = (double)g->n / g->sites;
     g->active[site_level] = fmin(cl->sites[g->site[0]].gpus, groups * m_site);
+    g->has_tail = lay->partial;
+    if (!lay->partial)
+        return;
     long last = 0; /* the last member of group 0 */
     for (int i = 0; i < g->n_pieces; i++)
         last += (long)(g->piece_size[i] - 1) * g->piece_stride[i];
@@ -331,9 +330,11 @@ void sax_layout_levels(const sax_cluster_t *cl, sax_layout_t *lay)
     long total = 0; /* the job's GPUs: every GPU, until sax_layout_build says how many it uses */
     lay->partial = false;
     for (int s = 0; s < cl->n_sites; s++) {
-        total += cl->sites[s].gpus;
+        int gpus = cl->sites[s].gpus;
+        total += gpus;
+        /* the first site holds whole units of its own size (the clipped ones) */
         for (int l = 0; l < lay->n_levels - 1; l++)
-            lay->partial = lay->partial || cl->sites[s].gpus % lay->unit[l] != 0;
+            lay->partial = lay->partial || ((s > 0 || lay->unit[l] != site_gpus) && gpus % lay->unit[l] != 0);
     }
     lay->gpus = (int)total;
 }
@@ -429,6 +430,12 @@ int sax_layout_stage_level(const sax_cluster_t *cl, const sax_layout_t *lay, int
     *b = sax_layout_site_of_rank(cl, r1);
     if (*a != *b)
         return site_level;
+    if (!lay->partial) { /* whole units tile the ranks from 0 */
+        for (int l = 0; l < site_level; l++)
+            if (r0 / lay->unit[l] == r1 / lay->unit[l])
+                return l;
+        return site_level - 1;
+    }
     for (int l = 0; l < site_level; l++)
         if (sax_layout_unit_of(cl, lay, r0, l, NULL) == sax_layout_unit_of(cl, lay, r1, l, NULL))
             return l;

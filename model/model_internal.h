@@ -84,7 +84,9 @@ typedef struct {
     /* Partial units (a site's last unit of a level, when the site is not a whole number of them): the
      * fewest members a group of this family has in one that it leaves (tail), and the GPUs' worth of
      * that unit's uplink such a group gets (tail_gpus: the unit's own GPUs, split among those
-     * communicating at once); 0 at a level where the family reaches into no partial unit. */
+     * communicating at once); 0 at a level where the family reaches into no partial unit. Set only when
+     * has_tail (some site of the cluster has a partial unit): whole units leave them unwritten. */
+    bool has_tail;
     int tail[SAX_MAX_LEVELS];
     double tail_gpus[SAX_MAX_LEVELS];
     int n_pieces;

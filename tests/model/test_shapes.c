@@ -299,8 +299,9 @@ static void test_partial_pod_layout(void **state)
     /* The same job on a site of 6 whole pods (18432): no partial unit. */
     cfg.problem.cluster.sites[0].gpus = 18432;
     assert_int_equal(sax_layout_build(&cfg.problem.cluster, &c, &lay), SAX_FEASIBLE);
-    assert_int_equal(lay.dim[SAX_DIM_PP].tail[1], 0);
-    assert_int_equal(lay.dim[SAX_DIM_DP].tail[1], 0);
+    assert_false(lay.partial);
+    assert_false(lay.dim[SAX_DIM_PP].has_tail);
+    assert_false(lay.dim[SAX_DIM_DP].has_tail);
     sax_config_fini(&cfg);
 }
 
