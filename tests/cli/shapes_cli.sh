@@ -11,6 +11,7 @@
 #     feasible and uses 16384 GPUs, dp "auto" = 16384 / (8 x 16) = 128.
 #  4. a site that is not a whole number of scale-up domains still exits 2 with file, path and
 #     expected/found; so does a tier smaller than the domain.
+#  5. (below) a pipeline through the partial pod, with `sax collective`.
 set -uo pipefail
 sax=$1
 data=$2
@@ -47,6 +48,31 @@ check "one node with a tier of 8: accepted, the same iteration" "d['feasible'] a
 
 out=$("$sax" eval "$data/configs/partial-pod-16k.json" --json) || { echo "FAIL: eval partial pod exit $?"; fail=1; }
 check "16384 GPUs in pods of 3072: feasible, all 16384 used" 'd["feasible"] and d["gpus_used"]==16384' "$out"
+
+# 5. sax collective on the partial pod: a pipeline of 16 stages 1024 GPUs apart (every pipeline at once),
+#    the building tier at 28:1. The partial pod (1024 GPUs) holds one stage of each of the 1024
+#    pipelines; its uplink, 1024 x 50 GB/s x 0.9 / 28 = 1645.7 GB/s, is split among its 1024 GPUs:
+#    1.607 GB/s for the edge leaving it, so a 64 MiB sendrecv takes 64 MiB / 1.607 GB/s = 41.76 ms
+#    (within 2 %: latency and the last chunk). On a site of six whole pods (18432) every pod gives each
+#    pipeline 3 GPUs' worth (3 stages of 3072 in a full pod; 1 of 1024 busy GPUs in the sixth, whose
+#    uplink is 3072 GPUs' worth): 13.92 ms.
+python3 - "$data/configs/partial-pod-16k.json" "$tmp/p28.json" "$tmp/w28.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["cluster"]["tiers"][1]["oversubscription"] = 28
+json.dump(c, open(sys.argv[2], "w"))
+c["cluster"]["sites"][0]["gpus"] = 18432
+json.dump(c, open(sys.argv[3], "w"))
+PY
+share=$(python3 -c 'print(50e9 * 0.9 / 28)')
+out=$("$sax" collective "$tmp/p28.json" --op sendrecv --gpus 16 --stride 1024 --concurrent -b 64M -e 64M --json) ||
+    { echo "FAIL: collective on the partial pod exit $?"; fail=1; }
+check "partial pod: 64 MiB sendrecv at 1 GPU's worth of a 28:1 uplink, 41.76 ms" \
+    "abs(d['rows'][0]['time_s']-2**26/$share)<=0.02*2**26/$share" "$out"
+out=$("$sax" collective "$tmp/w28.json" --op sendrecv --gpus 16 --stride 1024 --concurrent -b 64M -e 64M --json) ||
+    { echo "FAIL: collective on whole pods exit $?"; fail=1; }
+check "whole pods: the same at 3 GPUs' worth, 13.92 ms" \
+    "abs(d['rows'][0]['time_s']-2**26/(3*$share))<=0.02*2**26/(3*$share)" "$out"
 
 expect2() { # expect2 DESCRIPTION REGEX FILE
     local msg status
