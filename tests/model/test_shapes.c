@@ -404,6 +404,51 @@ static void test_partial_unit_properties(void **state)
     sax_config_fini(&cfg);
 }
 
+/* The same two properties for a mixture of experts whose expert-parallel groups (8 members 2048 apart,
+ * EP outermost) reach into the partial pod: all-to-alls through its uplink, at 28:1. */
+static void test_partial_unit_moe(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load("partial-pod-16k.json", &cfg);
+    sax_problem_t p = cfg.problem;
+    p.model = (sax_model_desc_t){.name = "mixtral-like",
+                                 .layers = 32,
+                                 .hidden = 4096,
+                                 .ffn_hidden = 14336,
+                                 .heads = 32,
+                                 .kv_heads = 8,
+                                 .vocab = 32000,
+                                 .seq_len = 4096,
+                                 .ffn_act = SAX_FFN_SWIGLU,
+                                 .experts = 8,
+                                 .top_k = 2,
+                                 .expert_ffn_hidden = 14336};
+    p.training.global_batch = 4096;
+    p.cluster.tiers[1].oversubscription = 28.0;
+    sax_candidate_t c = cfg.candidate;
+    c.tp = 2;
+    c.pp = 4;
+    c.dp = 2048;
+    c.ep = 8;
+    const sax_dim_t order[5] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP, SAX_DIM_EP};
+    c.n_order = 5;
+    memcpy(c.order, order, sizeof order);
+    double prev = INFINITY, partial = 0.0;
+    for (int gpus = 16384; gpus <= 18432; gpus += 64) {
+        p.cluster.sites[0].gpus = gpus;
+        sax_result_t r = eval(&p, &c);
+        assert_true(r.feasible);
+        assert_true(r.breakdown_s[SAX_PHASE_EP] > 0.0);
+        assert_true(r.iteration_time_s <= prev * (1.0 + 1e-9));
+        prev = r.iteration_time_s;
+        if (gpus == 16384)
+            partial = r.iteration_time_s;
+    }
+    assert_true(partial >= prev * (1.0 - 1e-9));
+    sax_config_fini(&cfg);
+}
+
 /* The same partial pod as a job that uses part of a site: 16384 GPUs of a building of 24576 (eight
  * whole pods, dp given). The job's last pod has 1024 of its GPUs but the uplink of 3072: never slower
  * than on a site whose last pod is only 1024 GPUs. */
@@ -552,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_partial_pod_layout),
         cmocka_unit_test(test_partial_unit_unaligned),
         cmocka_unit_test(test_partial_unit_properties),
+        cmocka_unit_test(test_partial_unit_moe),
         cmocka_unit_test(test_job_on_part_of_site),
         cmocka_unit_test(test_partial_unit_against_simulator),
         cmocka_unit_test(test_partial_units_in_two_sites),
