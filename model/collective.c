@@ -150,6 +150,8 @@ static double uplink_share(const sax_cluster_t *cl, const sax_layout_t *lay, con
 {
     const sax_tier_t *tr = &cl->tiers[t];
     double gpus = unit_gpus((double)g->n / g->units[t], lay->unit[t], g->active[t]);
+    if (g->has_tail && g->tail_gpus[t] > 0.0) /* a partial unit: its own GPUs' uplink, for its members */
+        gpus = sax_min(gpus, g->tail_gpus[t]);
     return gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription / ch;
 }
 
@@ -540,6 +542,8 @@ static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c,
     for (int t = 0; t < cl->n_tiers && t < site_level; t++) {
         const sax_tier_t *tr = &cl->tiers[t];
         double gpus = unit_gpus(m[t], lay->unit[t], g->active[t]);
+        if (g->has_tail && g->tail_gpus[t] > 0.0) /* a partial unit's uplink, for the members it holds */
+            gpus = sax_min(gpus, g->tail_gpus[t] * m[t] / g->tail[t]);
         w.res_cap[w.n_res] = gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription;
         for (int k = t + 1; k < w.n_cls; k++)
             w.use[w.n_res][k] = sax_min(m[t], m_site) * peers[k] * p;
@@ -864,6 +868,12 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
         sub->units[site_level - 1] = sub->sites;
     }
     sub->groups = (int)lrint((double)g->groups * g->n / f);
+    /* a partial unit's uplink, per member: the sub-group has one member in each unit it leaves */
+    for (int k = 0; k < site_level && g->has_tail; k++) {
+        bool leaves = k < l && g->tail[k] > 0;
+        sub->tail_gpus[k] = leaves ? g->tail_gpus[k] / g->tail[k] : 0.0;
+        sub->tail[k] = leaves ? 1 : 0;
+    }
     return f;
 }
 
@@ -930,6 +940,10 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
         if (sub[n_lv].n > 1) {
             share[n_lv] = d;
             d /= f;
+            /* after this level's reduce-scatter each member holds 1/(members in its unit) of the data: in
+             * a partial unit, with fewer members, a larger shard goes up */
+            if (g->has_tail && l < lay->n_levels - 1 && g->tail[l] > 0)
+                d = sax_max(d, 1.0 / g->tail[l]);
             n_lv++;
         }
     }

@@ -189,7 +189,7 @@ static bool route(sim_t *s, long a, long b, flow_t *f)
     if (sa == sb) {
         level = site_level - 1;
         for (int l = 0; l < site_level; l++)
-            if (a / lay->unit[l] == b / lay->unit[l]) {
+            if (sax_layout_unit_of(cl, lay, a, l, NULL) == sax_layout_unit_of(cl, lay, b, l, NULL)) {
                 level = l;
                 break;
             }
@@ -206,10 +206,11 @@ static bool route(sim_t *s, long a, long b, flow_t *f)
         f->net = true;
         want[n++] = (want_t){res_key(RES_NIC, a), nic_Bps(cl)};
         int tiers = level < cl->n_tiers ? level : cl->n_tiers;
-        for (int t = 0; t < tiers; t++) {
+        for (int t = 0; t < tiers; t++) { /* a site's last unit may be partial: its own GPUs' uplink */
             const sax_tier_t *tr = &cl->tiers[t];
-            want[n++] = (want_t){res_key(RES_UP + t, a / lay->unit[t]),
-                                 lay->unit[t] * tr->bw_Bps * tr->efficiency / tr->oversubscription};
+            long gpus, unit = sax_layout_unit_of(cl, lay, a, t, &gpus);
+            want[n++] = (want_t){res_key(RES_UP + t, unit),
+                                 (double)gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription};
         }
         f->latency_s = level <= cl->n_tiers ? cl->tiers[level - 1].latency_s
                                             : (cl->n_tiers > 0 ? cl->tiers[cl->n_tiers - 1].latency_s
@@ -800,7 +801,7 @@ done:
 
 static long unit_of(const sim_t *s, long r, int level)
 {
-    return level >= s->lay.n_levels - 1 ? 0 : r / s->lay.unit[level];
+    return level >= s->lay.n_levels - 1 ? 0 : sax_layout_unit_of(s->cl, &s->lay, r, level, NULL);
 }
 
 /* Every group of the shape of s->g, group 0 first. */

@@ -36,6 +36,23 @@ static long site_start(const sax_cluster_t *cl, int site)
     return acc;
 }
 
+long sax_layout_unit_of(const sax_cluster_t *cl, const sax_layout_t *lay, long rank, int level, long *gpus)
+{
+    if (!lay->partial) { /* every site a whole number of units: they tile the ranks from 0 */
+        if (gpus != NULL)
+            *gpus = lay->unit[level];
+        return rank / lay->unit[level] * lay->unit[level];
+    }
+    long s0 = 0;
+    int s = 0;
+    while (s < cl->n_sites - 1 && rank >= s0 + cl->sites[s].gpus)
+        s0 += cl->sites[s++].gpus;
+    long u = lay->unit[level], start = s0 + (rank - s0) / u * u, left = s0 + cl->sites[s].gpus - start;
+    if (gpus != NULL)
+        *gpus = left < u ? left : u;
+    return start;
+}
+
 int sax_site_route(const sax_cluster_t *cl, int a, int b, int *links, int *dirs)
 {
     if (a == b)
@@ -187,6 +204,76 @@ static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *la
     return SAX_FEASIBLE;
 }
 
+/* Members of the group (pieces 0..top, inner first, offset `base`) below rank x. The pieces nest, so
+ * at most one position of the outer piece is partly below x. */
+static long members_below(const sax_group_t *g, int top, long base, long x)
+{
+    if (x <= base)
+        return 0;
+    if (top < 0)
+        return 1;
+    long inner_n = 1, inner_ext = 0;
+    for (int i = 0; i < top; i++) {
+        inner_n *= g->piece_size[i];
+        inner_ext += (long)(g->piece_size[i] - 1) * g->piece_stride[i];
+    }
+    long st = g->piece_stride[top], reach = x - base - inner_ext - 1; /* whole positions i: i*st <= reach */
+    long whole = reach < 0 ? 0 : reach / st + 1;
+    if (whole > g->piece_size[top])
+        whole = g->piece_size[top];
+    long c = whole * inner_n;
+    if (whole < g->piece_size[top])
+        c += members_below(g, top - 1, base + whole * st, x);
+    return c;
+}
+
+/* The base (first rank) of the group of the family of g holding rank r: r with its coordinate in every
+ * piece zeroed. */
+static long group_base(const sax_group_t *g, long r)
+{
+    long off = 0;
+    for (int i = 0; i < g->n_pieces; i++)
+        off += (r / g->piece_stride[i] % g->piece_size[i]) * g->piece_stride[i];
+    return r - off;
+}
+
+/* The partial units a family of groups reaches into (docs/cost-model.md section 3): at each level, every
+ * site's last unit when the site is not a whole number of units and the job's ranks (below `end`) reach
+ * it. Of the groups holding the unit's first rank, its last one and the last of the first inner stride
+ * (aligned layouts give them all the same count; otherwise the fewest is among them), the one with the
+ * fewest members there that also has members elsewhere sets the unit's cost: those members, and the
+ * unit's own GPUs' worth of uplink split among the GPUs communicating there at once. */
+static void partial_units(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g, long end)
+{
+    int site_level = lay->n_levels - 1, top = g->n_pieces - 1;
+    long s0 = 0;
+    memset(g->tail, 0, sizeof g->tail);
+    memset(g->tail_gpus, 0, sizeof g->tail_gpus);
+    for (int s = 0; s < cl->n_sites; s0 += cl->sites[s++].gpus) {
+        long gpus = cl->sites[s].gpus;
+        for (int l = 0; l < site_level; l++) {
+            long u = lay->unit[l], start = s0 + gpus / u * u;
+            if (gpus % u == 0 || start >= end)
+                continue;
+            long hi = s0 + gpus < end ? s0 + gpus : end, inner = start + g->piece_stride[0] - 1;
+            const long probe[3] = {hi - 1, start, inner < hi - 1 ? inner : hi - 1};
+            for (int q = 0; q < (g->groups > 1 ? 3 : 1); q++) {
+                long base = g->groups > 1 ? group_base(g, probe[q]) : 0;
+                long k = members_below(g, top, base, hi) - members_below(g, top, base, start);
+                if (k <= 0 || k >= g->n)
+                    continue; /* not there, or it does not leave the unit */
+                double kd = (double)k,
+                       active = g->groups > 1 ? fmin((double)(hi - start), g->groups * kd) : kd;
+                double share = (double)(s0 + gpus - start) * kd / fmax(kd, active);
+                if (g->tail[l] == 0 || k < g->tail[l])
+                    g->tail[l] = (int)k;
+                if (g->tail_gpus[l] == 0.0 || share < g->tail_gpus[l])
+                    g->tail_gpus[l] = share;
+            }
+        }
+    }
+}
+
 void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g, int groups)
 {
     g->groups = groups;
@@ -197,6 +284,15 @@ void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax
     }
     double m_site = (double)g->n / g->sites;
     g->active[site_level] = fmin(cl->sites[g->site[0]].gpus, groups * m_site);
+    g->has_tail = lay->partial;
+    if (!lay->partial)
+        return;
+    long last = 0; /* the last member of group 0 */
+    for (int i = 0; i < g->n_pieces; i++)
+        last += (long)(g->piece_size[i] - 1) * g->piece_stride[i];
+    /* the groups of the family tile the first groups x n ranks (the job's, or sax collective's blocks) */
+    long tiled = (long)groups * g->n;
+    partial_units(cl, lay, g, groups > 1 ? (tiled < lay->gpus ? tiled : lay->gpus) : last + 1);
 }
 
 /* The replicas of one expert shard (SAX_GROUP_EXPERT_DP): the cp ranks EP left (cp / ep_cp, the
@@ -231,6 +327,16 @@ void sax_layout_levels(const sax_cluster_t *cl, sax_layout_t *lay)
     for (int t = 0; t < cl->n_tiers; t++)
         lay->unit[t + 1] = cl->tiers[t].gpus < site_gpus ? cl->tiers[t].gpus : site_gpus;
     lay->unit[lay->n_levels - 1] = site_gpus;
+    long total = 0; /* the job's GPUs: every GPU, until sax_layout_build says how many it uses */
+    lay->partial = false;
+    for (int s = 0; s < cl->n_sites; s++) {
+        int gpus = cl->sites[s].gpus;
+        total += gpus;
+        /* the first site holds whole units of its own size (the clipped ones) */
+        for (int l = 0; l < lay->n_levels - 1; l++)
+            lay->partial = lay->partial || ((s > 0 || lay->unit[l] != site_gpus) && gpus % lay->unit[l] != 0);
+    }
+    lay->gpus = (int)total;
 }
 
 sax_infeasible_t sax_layout_group_strided(const sax_cluster_t *cl, const sax_layout_t *lay, int n,
@@ -278,8 +384,8 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
             lay->stride[d] = acc;
             acc *= deg[d];
         }
-    lay->gpus = (int)acc;
     sax_layout_levels(cl, lay);
+    lay->gpus = (int)acc;
 
     for (int d = 0; d < SAX_DIM_COUNT; d++) {
         sax_group_t *g = &lay->dim[d];
@@ -324,8 +430,14 @@ int sax_layout_stage_level(const sax_cluster_t *cl, const sax_layout_t *lay, int
     *b = sax_layout_site_of_rank(cl, r1);
     if (*a != *b)
         return site_level;
+    if (!lay->partial) { /* whole units tile the ranks from 0 */
+        for (int l = 0; l < site_level; l++)
+            if (r0 / lay->unit[l] == r1 / lay->unit[l])
+                return l;
+        return site_level - 1;
+    }
     for (int l = 0; l < site_level; l++)
-        if (r0 / lay->unit[l] == r1 / lay->unit[l])
+        if (sax_layout_unit_of(cl, lay, r0, l, NULL) == sax_layout_unit_of(cl, lay, r1, l, NULL))
             return l;
     return site_level - 1;
 }

@@ -87,6 +87,14 @@ typedef struct {
     int groups;                    /* groups of this shape communicating at once (1: the group alone) */
     double active[SAX_MAX_LEVELS]; /* GPUs of one unit of each level (the last: of a site) communicating
                                        at once in groups of this family; a unit's uplink is split by them */
+    /* Partial units (a site's last unit of a level, when the site is not a whole number of them): the
+     * fewest members a group of this family has in one that it leaves (tail), and the GPUs' worth of
+     * that unit's uplink such a group gets (tail_gpus: the unit's own GPUs, split among those
+     * communicating at once); 0 at a level where the family reaches into no partial unit. Set only when
+     * has_tail (some site of the cluster has a partial unit): whole units leave them unwritten. */
+    bool has_tail;
+    int tail[SAX_MAX_LEVELS];
+    double tail_gpus[SAX_MAX_LEVELS];
     int n_pieces;
     long piece_stride[SAX_MAX_PIECES];
     int piece_size[SAX_MAX_PIECES];
@@ -109,6 +117,7 @@ typedef struct {
     sax_group_t dim[SAX_DIM_COUNT + 1]; /* every dimension's group, and SAX_GROUP_EXPERT_DP's */
     long stride[SAX_DIM_COUNT];         /* rank distance between neighbours of each dimension */
     int gpus;
+    bool partial; /* some site is not a whole number of units of some level (its last unit is partial) */
 } sax_layout_t;
 
 sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay);
@@ -125,6 +134,11 @@ sax_infeasible_t sax_layout_group_strided(const sax_cluster_t *cl, const sax_lay
                                           long stride, bool concurrent, sax_group_t *g);
 
 int sax_layout_site_of_rank(const sax_cluster_t *cl, long rank);
+
+/* The level-`level` unit holding `rank` (level < n_levels - 1): its first rank (an id unique across
+ * sites) and, in *gpus, the GPUs it holds. Units are counted from the start of each site, so a site's
+ * last unit holds fewer than lay->unit[level] when the site is not a whole number of them. */
+long sax_layout_unit_of(const sax_cluster_t *cl, const sax_layout_t *lay, long rank, int level, long *gpus);
 
 /* Site links from site a to site b, fewest hops first, then least latency: writes the links and
  * directions (0: links[i].a -> .b) of each hop and returns the hop count, or -1 when no route. */

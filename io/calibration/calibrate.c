@@ -144,6 +144,12 @@ static sax_status_t check_span(const cal_state_t *st, const cal_target_t *t, con
     if (t->kind == CAL_TARGET_TIER) {
         int inner = t->index == 0 ? c->scale_up.size : c->tiers[t->index - 1].gpus;
         int outer = c->tiers[t->index].gpus;
+        if (inner == outer) /* a tier whose unit is the unit inside it: nothing crosses it alone */
+            return sax_error_set(err, SAX_ERR_INPUT,
+                                 "%s: %s.tier: expected a tier a collective can cross alone, found \"%s\", "
+                                 "whose unit (%d GPUs) is the unit inside it: every collective that leaves "
+                                 "it also crosses the tier outside it; measure that tier instead",
+                                 file, path, t->name, outer);
         if (span <= inner || span > outer)
             return sax_error_set(
                 err, SAX_ERR_INPUT,

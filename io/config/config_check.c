@@ -1,5 +1,6 @@
 /* config_check.c - checks that involve several keys: the model's shape and the cluster's
- * hierarchy (scale-up domain < tier units < site, each a multiple of the one inside it). */
+ * hierarchy (scale-up domain <= tier units, each a multiple of the one inside it; a site at most one
+ * unit of the outermost tier, made of whole scale-up domains, its last tier unit possibly partial). */
 #include "config_internal.h"
 
 #include <stdint.h>
@@ -86,8 +87,10 @@ sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c)
                          tier->name, u);
                 return fail_at_index(ctx, "tiers", t, "name", msg);
             }
-        if (tier->gpus <= unit || tier->gpus % unit != 0) {
-            snprintf(msg, sizeof msg, "expected a multiple of %d GPUs larger than %s, found %d", unit,
+        /* equal is allowed: a tier whose unit is the unit inside it (a node-level tier over 8-GPU domains)
+         * adds the limits of that unit's uplink, and no level of its own */
+        if (tier->gpus < unit || tier->gpus % unit != 0) {
+            snprintf(msg, sizeof msg, "expected a multiple of %d GPUs, at least %s, found %d", unit,
                      unit_name, tier->gpus);
             return fail_at_index(ctx, "tiers", t, "gpus", msg);
         }
@@ -125,22 +128,28 @@ sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c)
                          top, site->gpus);
             return fail_at_index(ctx, "sites", s, "gpus", msg);
         }
+        /* A site holds whole scale-up domains (a job on part of one domain says so with its degrees);
+         * its last unit of a tier may be partial: placement fills units in order (docs/config.md). */
         if (site->gpus > c->scale_up.size && site->gpus % c->scale_up.size != 0) {
-            snprintf(
-                msg, sizeof msg,
-                "expected a multiple of scale_up.size = %d (the site holds more than one domain), found %d",
-                c->scale_up.size, site->gpus);
+            snprintf(msg, sizeof msg,
+                     "expected a multiple of scale_up.size = %d (a site of more than one scale-up domain "
+                     "holds whole domains; only its last tier unit may be partial), found %d",
+                     c->scale_up.size, site->gpus);
             return fail_at_index(ctx, "sites", s, "gpus", msg);
         }
-        for (int t = 0; t < c->n_tiers; t++)
-            if (site->gpus > c->tiers[t].gpus && site->gpus % c->tiers[t].gpus != 0) {
-                snprintf(
-                    msg, sizeof msg,
-                    "expected a multiple of %d (the GPUs of one \"%s\" unit, since the site holds more than "
-                    "one), found %d",
-                    c->tiers[t].gpus, c->tiers[t].name, site->gpus);
-                return fail_at_index(ctx, "sites", s, "gpus", msg);
-            }
+    }
+    if (c->n_tiers == 0 && c->n_sites > 1) {
+        /* one node, one domain, no tiers is a cluster; two such sites are not: nothing says how a GPU
+         * reaches the site links (a tier's bandwidth is the GPUs' NIC) */
+        size_t mark = cf_push_key(ctx, "tiers");
+        sax_status_t st =
+            cf_fail(ctx,
+                    "expected at least one tier in a cluster of %d sites (tiers[0].bandwidth is the "
+                    "GPUs' NIC, through which traffic reaches the site links; a tier of "
+                    "scale_up.size = %d GPUs describes a node's NICs), found none",
+                    c->n_sites, c->scale_up.size);
+        cf_pop(ctx, mark);
+        return st;
     }
     return SAX_OK;
 }

@@ -150,10 +150,26 @@ void sax_config_write_docs(FILE *f)
     fprintf(f, "`precision: \"fp8\"` needs every site's GPU to have `peak_flops_fp8` > 0.\n\n");
     section(f, "cluster", &cf_cluster_section, NULL);
     fprintf(
-        f, "Consistency of the hierarchy: each tier's `gpus` is larger than, and a multiple of, the unit "
-           "inside it (the scale-up domain for `tiers[0]`). A site holds at most one unit of the outermost "
-           "tier (or one scale-up domain when there are no tiers), and when it holds more than one unit of a "
-           "tier or domain, a whole number of them. Site names and tier names are unique.\n\n");
+        f,
+        "Consistency of the hierarchy: each tier's `gpus` is a multiple of the unit inside it (the scale-up "
+        "domain for `tiers[0]`) and at least as large. A tier whose unit equals the unit inside it (a "
+        "node-level tier over 8-GPU domains, or the only tier of a one-node cluster) is allowed: it adds "
+        "that unit's uplink (its `bandwidth` and `oversubscription`) and no level of its own (no hop stays "
+        "inside it, so its `latency` is never paid). A site holds at most one unit of the outermost tier, "
+        "or one scale-up domain when there are no tiers (one node, one domain, no tiers at all: a valid "
+        "cluster). A cluster of more than one site needs a tier, even when each site is one node: "
+        "`tiers[0].bandwidth` is the GPUs' NIC, through which traffic reaches the site links (a tier of "
+        "`scale_up.size` GPUs describes it). A site of more than one scale-up domain holds whole "
+        "domains, but need not hold whole units of any tier: ranks fill the units in order, so the site's "
+        "last unit of a tier may be partial (a 16384-GPU site in pods of 3072 is five full pods and one of "
+        "1024 GPUs). A partial unit is modelled as what it is: its GPUs, each with the tier's per-GPU "
+        "`bandwidth`, share an uplink of (its GPUs) x `bandwidth` / `oversubscription`, and a group that "
+        "reaches into it is timed with the members it has there (docs/cost-model.md, section 3). A job "
+        "may also use fewer GPUs than the sites hold: with `dp` given, tp x cp x pp x dp may be smaller "
+        "than the GPUs of the sites, and the job takes the first ones in rank order (the GPUs it leaves "
+        "idle keep their share of the uplinks); `dp: \"auto\"` takes every GPU. Site names and tier names "
+        "are unique. `tests/data/configs/one-node-8gpu.json` and `tests/data/configs/partial-pod-16k.json` "
+        "are examples of both shapes.\n\n");
     section(f, "cluster.gpu (and cluster.sites[].gpu)", &cf_gpu_section, &d.cluster.gpu);
     fprintf(f,
             "A site's `gpu` given as a preset name or with `\"preset\"` starts from that preset; an object "

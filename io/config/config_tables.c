@@ -162,7 +162,8 @@ const cf_section_t cf_scale_up_section = {"cluster.scale_up",
 static const cf_field_t tier_fields[] = {
     STR_F(sax_tier_t, name, "name", CF_REQUIRED, NULL, "unique name (`tier` in calibration measurements)"),
     INT_F(sax_tier_t, gpus, "gpus", 2, CF_REQUIRED, 0,
-          "GPUs in one unit of this tier: a multiple of the previous unit (scale-up domain for the first)"),
+          "GPUs in one unit of this tier: a multiple of the previous unit (scale-up domain for the first), "
+          "at least as large"),
     QTY_F(sax_tier_t, bw_Bps, "bandwidth", SAX_UNIT_BANDWIDTH, 0, true, INF, false, CF_REQUIRED, 0,
           "per GPU leaving the unit, before oversubscription"),
     QTY_F(sax_tier_t, latency_s, "latency", SAX_UNIT_TIME, 0, false, INF, false, CF_REQUIRED, 0,
@@ -179,7 +180,8 @@ const cf_section_t cf_tier_section = {
 static const cf_field_t site_fields[] = {
     STR_F(sax_site_t, name, "name", CF_REQUIRED, NULL, "unique name, used by `site_links[].between`"),
     INT_F(sax_site_t, gpus, "gpus", 1, CF_REQUIRED, 0,
-          "GPUs of the site: at most one unit of the outermost tier, a multiple of every smaller unit"),
+          "GPUs of the site: at most one unit of the outermost tier; whole scale-up domains when more than "
+          "one; its last unit of a tier may be partial"),
     {.key = "gpu",
      .type = CF_PRESET,
      .need = CF_DERIVED,
@@ -285,7 +287,8 @@ static const cf_field_t parallelism_fields[] = {
      .need = CF_DEFAULT,
      .def = 0,
      AT(sax_candidate_t, dp),
-     .help = "data-parallel degree; `\"auto\"`: all GPUs of the sites / (tp x cp x pp), which must divide"},
+     .help = "data-parallel degree; `\"auto\"`: all GPUs of the sites / (tp x cp x pp), which must divide; "
+             "a given dp may leave GPUs idle (the job takes the first tp x cp x pp x dp)"},
     INT_F(sax_candidate_t, cp, "cp", 1, CF_DEFAULT, 1, "context-parallel degree"),
     INT_F(sax_candidate_t, ep, "ep", 1, CF_DEFAULT, 1, "expert-parallel degree (divides dp x cp)"),
     INT_F(sax_candidate_t, vpp, "vpp", 1, CF_DEFAULT, 1,
