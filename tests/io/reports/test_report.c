@@ -233,6 +233,15 @@ static void test_report_text_and_plots(void **state)
                                "production", "<rect"};
     snprintf(p, sizeof p, "%s/breakdown-s1.svg", dir);
     assert_svg(p, bars_must, 7);
+    /* the oblivious pick beside the best and the baselines where it runs on the real network */
+    const char *bars0_must[] = {"oblivious pick", "oblivious pick: predicted 0.9 s", "tp1"};
+    snprintf(p, sizeof p, "%s/breakdown-s0.svg", dir);
+    assert_svg(p, bars0_must, 3);
+    char *bars1 = NULL;
+    snprintf(p, sizeof p, "%s/breakdown-s1.svg", dir);
+    assert_non_null(bars1 = slurp(p));
+    assert_null(strstr(bars1, "oblivious pick")); /* invalid there (tp_domain): no bar */
+    free(bars1);
     snprintf(p, sizeof p, "%s/robust-regret.svg", dir);
     const char *robust_must[] = {"Regret of the robust candidate", "regret 10.00 %", "regret 25.00 %",
                                  "5 % of the best", "within 5 % everywhere: 2 of 7"};
