@@ -62,7 +62,7 @@ const sax_command_t sax_command_report = {
         "                  pareto-s<N>.svg     step time vs cross-site traffic per iteration: the\n"
         "                                      candidates, their Pareto front, the best, the baselines\n"
         "                  breakdown-s<N>.svg  stacked bars of compute, bubble and exposed TP/CP/EP/PP/DP\n"
-        "                                      time for the best and each baseline\n"
+        "                                      time for the best, each baseline and the oblivious pick\n"
         "                  attribution-s<N>.svg each baseline's speedup on a log axis, stacked from its\n"
         "                                      placement, scheduling and network factors\n"
         "                  robust-regret.svg   the robust candidate's regret in each scenario\n"
