@@ -847,19 +847,21 @@ static int run(int argc, char **argv)
      * every rank, the rest on rank 0 */
     if (a.oblivious) {
         if (rank == 0 && (oblivious = malloc((size_t)cfg.n_scenarios * sizeof *oblivious)) == NULL)
-            st = sax_error_set(&err, SAX_ERR_NOMEM, "out of memory");
-        if ((st = agree(comm, st, &err, true)) != SAX_OK)
-            goto out;
-        st = sweep_oblivious(comm, sax_search_desc(s), cfg.has_candidate ? &cfg.candidate : NULL, s,
-                             &stop_flag, oblivious, &late_err);
-        if (st == SAX_ERR_INTERRUPTED) { /* the results are still written: without it */
-            if (rank == 0)
-                fprintf(stderr, "sax sweep: interrupted during the network-oblivious sweep; not reported\n");
-            free(oblivious);
-            oblivious = NULL;
-            st = SAX_OK;
+            st = sax_error_set(&late_err, SAX_ERR_NOMEM, "out of memory");
+        if ((late_st = agree(comm, st, &late_err, true)) == SAX_OK) {
+            st = sweep_oblivious(comm, sax_search_desc(s), cfg.has_candidate ? &cfg.candidate : NULL, s,
+                                 &stop_flag, oblivious, &late_err);
+            if (st == SAX_ERR_INTERRUPTED) { /* the results are still written: without it */
+                if (rank == 0)
+                    fprintf(stderr,
+                            "sax sweep: interrupted during the network-oblivious sweep; not reported\n");
+                free(oblivious);
+                oblivious = NULL;
+                st = SAX_OK;
+            }
+            late_st = agree(comm, st, &late_err, true);
         }
-        if ((late_st = agree(comm, st, &late_err, true)) != SAX_OK)
+        if (late_st != SAX_OK)
             late_err.text[0] = '\0'; /* said */
         st = SAX_OK;
     }
