@@ -16,7 +16,9 @@ with the whole scenario lists) are those of the whole sweep; start_time/end_time
 parts; elapsed_s is their sum (the compute time the study took, not the wall time); ranks is
 the largest part's; hosts joins the parts' hosts; command_line is this merge's; `merged_parts`
 (int32) and `merged_from` (the parts' command lines) record what was merged. `sax report` and
-`sax pareto` read the merged file like any other.
+`sax pareto` read the merged file like any other. The parts' /answer (docs/decisions.md) is not
+merged: the robust candidate is chosen over all scenarios at once, which no part has seen, so the
+merged file has no /answer and `sax report` shows the rest.
 
 Needs h5py and numpy (Debian: python3-h5py python3-numpy, for /usr/bin/python3). /rows is copied
 in slices of 1 MiB rows, so memory does not grow with the study. The merged file is written as

@@ -26,13 +26,14 @@ else
 fi
 
 # Everything sax, its tests and its job scripts use: compilers and CMake; MPI, parallel HDF5,
-# PETSc, cJSON, cmocka; h5py/numpy for the tests that read results; clang-format for the style
-# check; Slurm + munge for the batch-job tests, valgrind and clang for the memory and fuzz tests.
+# PETSc, cJSON, cmocka; h5py/numpy/pandas for the tests that read results (and run the snippets
+# of docs/results-format.md); clang-format for the style check; Slurm + munge for the batch-job
+# tests, valgrind and clang for the memory and fuzz tests.
 packages=(
     build-essential cmake pkg-config
     libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
     libcjson-dev libcmocka-dev libpetsc-real-dev
-    python3-h5py python3-numpy
+    python3-h5py python3-numpy python3-pandas
     clang-format slurm-wlm munge valgrind clang
 )
 # The presets `test` builds and runs, in order; adding one is one word here.

@@ -120,7 +120,8 @@ const sax_command_t sax_command_calibrate = {
         "PETSC_OPTIONS=-calibrate_lsq_ksp_converged_reason.\n"
         "\n"
         "example:\n"
-        "  sax calibrate measurements.json -c cluster.json -o calibrated.json\n",
+        "  sax calibrate tests/data/calibration/measurements.json -c tests/data/calibration/cluster.json \\\n"
+        "      -o calibrated.json\n",
     .needs_mpi = true,
     .implemented = true,
     .run = run,

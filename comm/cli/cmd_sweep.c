@@ -360,6 +360,97 @@ static bool flatten(const sax_search_t *s, const sax_reduce_t *r, flat_t *f)
     return true;
 }
 
+/* The answer as the writer wants it (/answer): plain records, no search/ or comm/ types. */
+typedef struct {
+    sax_results_answer_t a;
+    sax_results_ties_t *ties;
+    sax_results_lossless_t *lossless;
+    sax_results_oblivious_t *oblivious;
+    sax_results_attribution_t *attribution;
+} stored_answer_t;
+
+static void stored_answer_free(stored_answer_t *o)
+{
+    free(o->ties);
+    free(o->lossless);
+    free(o->oblivious);
+    free(o->attribution);
+    memset(o, 0, sizeof *o);
+}
+
+_Static_assert(SAX_GROUP_COUNT == SAX_RESULTS_FACTOR_COUNT, "attribution groups are the file's factors");
+_Static_assert(SAX_ROBUST_NEAR_KEEP <= SAX_RESULTS_NEAR_MAX, "the file keeps every near candidate");
+
+/* Rank 0: `ans` (of reductions `r`) converted for the results file. */
+static bool store_answer(const sax_search_t *s, const sax_reduce_t *r, const sweep_answer_t *ans,
+                         stored_answer_t *o)
+{
+    memset(o, 0, sizeof *o);
+    int ns = ans->n_scenarios, nb = ans->n_baselines;
+    o->ties = calloc((size_t)ns + 1, sizeof *o->ties);
+    o->lossless = calloc((size_t)ns + 1, sizeof *o->lossless);
+    o->oblivious = ans->have_oblivious ? calloc((size_t)ns + 1, sizeof *o->oblivious) : NULL;
+    o->attribution = calloc((size_t)ns * (size_t)nb + 1, sizeof *o->attribution);
+    if (!o->ties || !o->lossless || (ans->have_oblivious && !o->oblivious) || !o->attribution) {
+        stored_answer_free(o);
+        return false;
+    }
+    for (int sc = 0; sc < ns; sc++) {
+        const sax_record_t *best = sax_reduce_best(r, sc), *top;
+        int64_t n_top = sax_reduce_top(r, sc, &top);
+        const sax_ties_t *t = &ans->ties[sc];
+        sax_results_ties_t *ot = &o->ties[sc];
+        ot->count = t->count;
+        ot->at_least = t->at_least;
+        ot->differ = t->differ;
+        ot->simplest = (sax_record_t){.index = -1, .scenario = sc};
+        if (t->count > 0 && t->simplest >= 0 && t->simplest < n_top)
+            ot->simplest = top[t->simplest];
+        const sweep_lossless_t *l = &ans->lossless[sc];
+        o->lossless[sc].lossy = best->index >= 0 && l->lossy;
+        o->lossless[sc].noop = l->noop;
+        o->lossless[sc].lossless = (sax_record_t){.index = -1, .scenario = sc};
+        if (best->index >= 0 && l->lossless != NULL && l->lossless->index >= 0)
+            o->lossless[sc].lossless = *l->lossless;
+        if (ans->have_oblivious) {
+            const sweep_oblivious_t *ob = &ans->oblivious[sc];
+            sax_results_oblivious_t *oo = &o->oblivious[sc];
+            oo->found = ob->found && best->index >= 0;
+            oo->merged_time_s = ob->merged_s;
+            oo->real = ob->real;
+            snprintf(oo->invalid, sizeof oo->invalid, "%s",
+                     ob->skip != SAX_SKIP_NONE ? sax_skip_names[ob->skip] : "");
+        }
+        for (int b = 0; b < nb; b++) {
+            const sax_attribution_t *at = &ans->attribution[sc * nb + b];
+            sax_results_attribution_t *oa = &o->attribution[sc * nb + b];
+            oa->valid = at->valid;
+            oa->orders = at->orders;
+            memcpy(oa->factor, at->factor, sizeof oa->factor);
+        }
+    }
+    const sax_robust_t *rb = &ans->robust;
+    o->a = (sax_results_answer_t){
+        .ties = o->ties,
+        .lossless = o->lossless,
+        .oblivious = o->oblivious,
+        .attribution = o->attribution,
+        .robust = {.found = rb->found,
+                   .exact = rb->exact,
+                   .worst_regret = rb->worst_regret,
+                   .bound = rb->bound,
+                   .candidates = rb->candidates,
+                   .pick = rb->pick,
+                   .regret = ans->regret,
+                   .n_near = rb->n_near,
+                   .n_near_kept = rb->n_near_kept,
+                   .near = rb->near,
+                   .near_worst = rb->near_worst},
+    };
+    (void)s;
+    return true;
+}
+
 /* "host1,host2" of the ranks, without repeats (collective). */
 static char *host_list(MPI_Comm comm)
 {
@@ -637,6 +728,13 @@ static int run(int argc, char **argv)
     sax_error_t err = {{0}};
     double elapsed_before = 0.0;
     sax_record_t *oblivious = NULL; /* rank 0: the network-oblivious best per scenario */
+    sweep_answer_t ans;             /* rank 0: the answer beyond the bests */
+    memset(&ans, 0, sizeof ans);
+    bool have_ans = false;
+    stored_answer_t stored = {0};
+    /* a failure of the answer (after the sweep): the results are still written, without /answer */
+    sax_status_t late_st = SAX_OK;
+    sax_error_t late_err = {{0}};
 
     /* every rank reads the configuration; only rank 0 reports problems */
     sax_status_t st = sax_config_load(a.config, &cfg, &err);
@@ -754,6 +852,35 @@ static int run(int argc, char **argv)
         goto out;
     }
 
+    /* the answer beyond the bests, before the write that stores it: the network-oblivious sweep on
+     * every rank, the rest on rank 0 */
+    if (a.oblivious) {
+        if (rank == 0 && (oblivious = malloc((size_t)cfg.n_scenarios * sizeof *oblivious)) == NULL)
+            st = sax_error_set(&late_err, SAX_ERR_NOMEM, "out of memory");
+        if ((late_st = agree(comm, st, &late_err, true)) == SAX_OK) {
+            st = sweep_oblivious(comm, sax_search_desc(s), cfg.has_candidate ? &cfg.candidate : NULL, s,
+                                 &stop_flag, oblivious, &late_err);
+            if (st == SAX_ERR_INTERRUPTED) { /* the results are still written: without it */
+                if (rank == 0)
+                    fprintf(stderr,
+                            "sax sweep: interrupted during the network-oblivious sweep; not reported\n");
+                free(oblivious);
+                oblivious = NULL;
+                st = SAX_OK;
+            }
+            late_st = agree(comm, st, &late_err, true);
+        }
+        if (late_st != SAX_OK)
+            late_err.text[0] = '\0'; /* said */
+        st = SAX_OK;
+    }
+    if (rank == 0 && late_st == SAX_OK) {
+        late_st = sweep_answer_compute(s, acc, !a.pruned, oblivious, &ans, &late_err);
+        have_ans = late_st == SAX_OK;
+        if (have_ans && !store_answer(s, acc, &ans, &stored))
+            late_st = sax_error_set(&late_err, SAX_ERR_NOMEM, "out of memory");
+    }
+
     hosts = host_list(comm);
     cmdline = join_args(argc, argv);
     bool ok = hosts != NULL && cmdline != NULL && flatten(s, acc, &flat);
@@ -788,6 +915,7 @@ static int run(int argc, char **argv)
         .bpv_value = flat.bpv_value,
         .n_bpv = flat.n_bpv,
         .baseline_best = flat.baseline,
+        .answer = rank == 0 && late_st == SAX_OK ? &stored.a : NULL,
     };
     memcpy(res.infeasible, c->infeasible, sizeof res.infeasible);
     st = sax_results_write(comm, a.out, &res, rows.rows, rows.n, rows.runs, rows.n_runs, a.force || a.resume,
@@ -809,30 +937,12 @@ static int run(int argc, char **argv)
     if (rank == 0)
         remove(ckpt); /* the results are written: a checkpoint for them (--resume, --force) is obsolete */
 
-    /* the answer beyond the bests: the network-oblivious sweep on every rank, the rest on rank 0 */
-    if (a.oblivious) {
-        if (rank == 0 && (oblivious = malloc((size_t)cfg.n_scenarios * sizeof *oblivious)) == NULL)
-            st = sax_error_set(&err, SAX_ERR_NOMEM, "out of memory");
-        if ((st = agree(comm, st, &err, true)) != SAX_OK)
-            goto out;
-        st = sweep_oblivious(comm, sax_search_desc(s), cfg.has_candidate ? &cfg.candidate : NULL, s,
-                             &stop_flag, oblivious, &err);
-        if (st == SAX_ERR_INTERRUPTED) { /* the results are written: report them without it */
-            if (rank == 0)
-                fprintf(stderr, "sax sweep: interrupted during the network-oblivious sweep; not reported\n");
-            free(oblivious);
-            oblivious = NULL;
-            st = SAX_OK;
-        }
-        if ((st = agree(comm, st, &err, true)) != SAX_OK)
-            goto out;
-    }
+    /* the answer failed: the results are written without it, and the run fails as it would have */
+    if (rank == 0 && late_st != SAX_OK && late_err.text[0] != '\0')
+        fprintf(stderr, "sax sweep: %s\n", late_err.text);
+    if ((st = agree(comm, late_st, &late_err, false)) != SAX_OK)
+        goto out;
     if (rank == 0) {
-        sweep_answer_t ans;
-        if ((st = sweep_answer_compute(s, acc, !a.pruned, oblivious, &ans, &err)) != SAX_OK) {
-            fprintf(stderr, "sax sweep: %s\n", err.text);
-            goto out;
-        }
         if (c->bound_violations > 0)
             fprintf(
                 stderr,
@@ -843,13 +953,15 @@ static int run(int argc, char **argv)
             print_json(stdout, &cfg, s, acc, c, elapsed, cpu_all, size, a.pruned, a.out, &ans);
         else
             print_text(stdout, &cfg, s, acc, c, elapsed, size, a.pruned, &ans);
-        sweep_answer_free(&ans);
         if (!a.json)
             printf("\nresults: %s\n", a.out);
         fflush(stdout);
     }
 
 out:
+    if (have_ans)
+        sweep_answer_free(&ans);
+    stored_answer_free(&stored);
     free(oblivious);
     sax_cli_lock_fini(&lock);
     flat_free(&flat);
@@ -878,7 +990,8 @@ const sax_command_t sax_command_sweep = {
         "prints, per scenario, the best configuration, its breakdown and its speedup over each baseline\n"
         "(baseline time / best time) split into what placement, scheduling and the network contribute,\n"
         "what an optimiser that ignores the sites would pick and what it would cost, and the candidate\n"
-        "least bad over all scenarios (docs/decisions.md). Candidates that can never be valid (divisibility, tp beyond the\n"
+        "least bad over all scenarios (docs/decisions.md), all of which RESULTS.h5 also stores under\n"
+        "/answer for `sax report`. Candidates that can never be valid (divisibility, tp beyond the\n"
         "scale-up domain, vpp without interleaved, ...) are skipped without evaluating and counted.\n"
         "Results are identical for any number of ranks and any chunk size (docs/sweep.md).\n"
         "\n"

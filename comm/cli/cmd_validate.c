@@ -161,7 +161,7 @@ const sax_command_t sax_command_validate = {
     .help =
         "usage: sax validate DATASET.json [--json]\n\n"
         "Runs the cost model on every case of a dataset of measured training runs (the format of\n"
-        "../shared/validation/published-calibration.json: {\"cases\": [{\"name\", \"config\",\n"
+        "tests/data/validation/published-runs.json: {\"cases\": [{\"name\", \"config\",\n"
         "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
         "iteration time and the signed error, then the mean and maximum absolute percentage error,\n"
         "overall and per family (each case's optional \"family\": the source it comes from).\n\n"

@@ -228,8 +228,8 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
 sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenario, sax_error_t *err)
 {
     (void)err;
-    const sax_record_t *bars[1 + SAX_SPACE_MAX_BASELINES];
-    const char *names[1 + SAX_SPACE_MAX_BASELINES];
+    const sax_record_t *bars[2 + SAX_SPACE_MAX_BASELINES];
+    const char *names[2 + SAX_SPACE_MAX_BASELINES];
     int nb = 0;
     if (d->best[scenario].index >= 0) {
         bars[nb] = &d->best[scenario];
@@ -241,6 +241,14 @@ sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenar
             bars[nb] = r;
             names[nb++] = d->space.baselines[b].name;
         }
+    }
+    /* the network-oblivious pick on the real network, when it runs there (/answer/oblivious) */
+    const sax_results_oblivious_t *ob =
+        d->res.answer && d->res.answer->oblivious ? &d->res.answer->oblivious[scenario] : NULL;
+    if (ob && ob->found && ob->invalid[0] == '\0' && ob->real.result.feasible &&
+        d->best[scenario].index >= 0) {
+        bars[nb] = &ob->real;
+        names[nb++] = "oblivious pick";
     }
     double ymax = 0;
     for (int i = 0; i < nb; i++)
@@ -295,6 +303,142 @@ sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenar
     sax_svg_legend(&s, s.right + 20, 64, leg, SAX_PHASE_COUNT);
     sax_svg_text(&s, s.right + 20, 64 + 18.0 * SAX_PHASE_COUNT + 28, "start", 11, false,
                  "above a bar: its time / the best time");
+    if (nb > 0 && bars[nb - 1] == (ob ? &ob->real : NULL)) {
+        char txt[96];
+        snprintf(txt, sizeof txt, "oblivious pick: predicted %.4g s", ob->merged_time_s);
+        sax_svg_text(&s, s.right + 20, 64 + 18.0 * SAX_PHASE_COUNT + 46, "start", 11, false, txt);
+        sax_svg_text(&s, s.right + 20, 64 + 18.0 * SAX_PHASE_COUNT + 61, "start", 11, false,
+                     "on the merged network (sites as one)");
+    }
+    sax_svg_end(&s);
+    return SAX_OK;
+}
+
+/* ---- (4) each baseline's speedup split into its factors ----------------------------------------- */
+
+sax_status_t sax_plot_attribution(FILE *f, const sax_results_data_t *d, int scenario, sax_error_t *err)
+{
+    (void)err;
+    const sax_results_answer_t *a = d->res.answer;
+    int nb = d->space.n_baselines;
+    /* the products after each factor: bar b climbs (or drops) from 1 through them to its speedup */
+    double lo = 1, hi = 1;
+    for (int b = 0; a && b < nb; b++) {
+        const sax_results_attribution_t *at = &a->attribution[scenario * nb + b];
+        double p = 1;
+        for (int g = 0; at->valid && g < SAX_RESULTS_FACTOR_COUNT; g++) {
+            p *= at->factor[g];
+            lo = fmin(lo, p);
+            hi = fmax(hi, p);
+        }
+    }
+    char label[512], sub[600];
+    sax_report_scenario_label(d, scenario, label, sizeof label);
+    snprintf(sub, sizeof sub, "scenario %d: %s", scenario, label);
+    sax_svg_t s;
+    sax_svg_begin(&s, f, 900, 580, "Where each baseline's speedup comes from");
+    sax_svg_subtitle(&s, sub);
+    double right = 90 + 140.0 * (nb > 0 ? nb : 1) + 60;
+    sax_svg_area(&s, 90, 64, right < 660 ? right : 660, 490);
+    sax_svg_range(&s, 0, 1, false, lo, hi * 1.05, true);
+    s.x0 = 0; /* one unit per bar */
+    s.x1 = nb > 0 ? nb : 1;
+    sax_svg_axes(&s, NULL, 0, "speedup over the baseline (log scale)", 1);
+    for (int b = 0; a && b < nb; b++) {
+        const sax_results_attribution_t *at = &a->attribution[scenario * nb + b];
+        const char *name = d->space.baselines[b].name;
+        double px = sax_svg_px(&s, b + 0.5), p = 1;
+        sax_svg_text(&s, px, s.bottom + 18, "middle", 12, true, name);
+        if (!at->valid) {
+            sax_svg_text(&s, px, s.bottom + 34, "middle", 11, false, "not split");
+            continue;
+        }
+        /* on a log axis a segment's length is log(factor): they add up to log(speedup); a factor
+         * below 1 runs downwards, drawn narrower so that it shows over the segment it covers */
+        for (int g = 0; g < SAX_RESULTS_FACTOR_COUNT; g++) {
+            double q = p * at->factor[g], inset = at->factor[g] < 1 ? 0.2 : 0.0;
+            char tip[160];
+            snprintf(tip, sizeof tip, "%s: %s %.3fx", name, sax_results_factor_names[g], at->factor[g]);
+            if (q != p)
+                sax_svg_rect(&s, b + 0.2 + inset, p, b + 0.8 - inset, q, sax_svg_color(g), tip);
+            p = q;
+        }
+        double ends[2] = {b + 0.12, b + 0.88}, total[2] = {p, p};
+        sax_svg_line(&s, ends, total, 2, "#000000", 1.5, false, false);
+        char txt[64];
+        snprintf(txt, sizeof txt, "%.3fx", p);
+        sax_svg_text(&s, px, sax_svg_py(&s, fmax(p, 1.0)) - 6, "middle", 12, false, txt);
+        snprintf(txt, sizeof txt, "%d of 6 orders", (int)at->orders);
+        sax_svg_text(&s, px, s.bottom + 34, "middle", 11, false, txt);
+    }
+    if (nb == 0 || !a)
+        sax_svg_text(&s, (s.left + s.right) / 2, (s.top + s.bottom) / 2, "middle", 14, false,
+                     "no baselines to attribute");
+    sax_svg_legend_t leg[SAX_RESULTS_FACTOR_COUNT + 1];
+    for (int g = 0; g < SAX_RESULTS_FACTOR_COUNT; g++)
+        leg[SAX_RESULTS_FACTOR_COUNT - 1 - g] =
+            (sax_svg_legend_t){sax_results_factor_names[g], sax_svg_color(g), -2, false};
+    leg[SAX_RESULTS_FACTOR_COUNT] =
+        (sax_svg_legend_t){"speedup (baseline time / best time)", "#000000", -1, false};
+    sax_svg_legend(&s, s.right + 20, 64, leg, SAX_RESULTS_FACTOR_COUNT + 1);
+    double ty = 64 + 18.0 * (SAX_RESULTS_FACTOR_COUNT + 1) + 28;
+    sax_svg_text(&s, s.right + 20, ty, "start", 11, false, "segment lengths (log) add up to the speedup:");
+    sax_svg_text(&s, s.right + 20, ty + 15, "start", 11, false, "Shapley factors of log time; a factor");
+    sax_svg_text(&s, s.right + 20, ty + 30, "start", 11, false, "below 1 runs down, drawn narrower");
+    sax_svg_end(&s);
+    return SAX_OK;
+}
+
+/* ---- (5) the robust candidate's regret per scenario ---------------------------------------------- */
+
+sax_status_t sax_plot_robust(FILE *f, const sax_results_data_t *d, int which, sax_error_t *err)
+{
+    (void)which;
+    (void)err;
+    const sax_results_robust_t *rb = d->res.answer ? &d->res.answer->robust : NULL;
+    int ns = d->res.n_scenarios;
+    double ymax = 5.0; /* percent: the 5 % line always shows */
+    for (int i = 0; rb && rb->found && i < ns; i++)
+        if (isfinite(rb->regret[i]))
+            ymax = fmax(ymax, 100.0 * rb->regret[i]);
+    char sub[600] = "no candidate of the top lists is feasible in every scenario";
+    if (rb && rb->found) {
+        char cfg[400];
+        short_config(d, &rb->pick, cfg, sizeof cfg);
+        snprintf(sub, sizeof sub, "%s; worst regret %.2f %%%s", cfg, 100.0 * rb->worst_regret,
+                 rb->exact ? " (optimal over the whole space)" : "");
+    }
+    sax_svg_t s;
+    sax_svg_begin(&s, f, 900, 580, "Regret of the robust candidate in each scenario");
+    sax_svg_subtitle(&s, sub);
+    sax_svg_area(&s, 90, 64, 660, 490);
+    sax_svg_range(&s, 0, 1, false, 0, ymax * 1.12, false);
+    s.x0 = 0;
+    s.x1 = ns > 0 ? ns : 1;
+    sax_svg_axes(&s, NULL, 0, "regret: time / the scenario's best time - 1 (%)", 1);
+    for (int i = 0; rb && rb->found && i < ns; i++) {
+        char label[512], tip[640], txt[48];
+        sax_report_scenario_label(d, i, label, sizeof label);
+        double r = 100.0 * rb->regret[i], px = sax_svg_px(&s, i + 0.5);
+        bool ok = isfinite(r);
+        snprintf(tip, sizeof tip, "scenario %d (%s): regret %.2f %%", i, label, r);
+        sax_svg_rect(&s, i + 0.2, 0, i + 0.8, ok ? r : s.y1, ok ? sax_svg_color(0) : "#b0b0b0", tip);
+        snprintf(txt, sizeof txt, "s%d", i);
+        sax_svg_text(&s, px, s.bottom + 18, "middle", 12, true, txt);
+        snprintf(txt, sizeof txt, ok ? "%.2f %%" : "infeasible", r);
+        sax_svg_text(&s, px, sax_svg_py(&s, ok ? r : s.y1) - 6, "middle", 12, false, txt);
+    }
+    double ends[2] = {s.x0, s.x1}, five[2] = {100.0 * 0.05, 100.0 * 0.05};
+    sax_svg_line(&s, ends, five, 2, sax_svg_color(1), 1.5, true, false);
+    sax_svg_legend_t leg[2] = {{"regret in the scenario", sax_svg_color(0), -2, false},
+                               {"5 % of the best", sax_svg_color(1), -1, true}};
+    sax_svg_legend(&s, 675, 64, leg, 2);
+    if (rb && rb->found) {
+        char txt[96];
+        snprintf(txt, sizeof txt, "within 5 %% everywhere: %d of %d", (int)rb->n_near, (int)rb->candidates);
+        sax_svg_text(&s, 675, 64 + 18.0 * 2 + 28, "start", 11, false, txt);
+        sax_svg_text(&s, 675, 64 + 18.0 * 2 + 43, "start", 11, false, "candidates compared");
+    }
     sax_svg_end(&s);
     return SAX_OK;
 }

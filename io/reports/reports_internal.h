@@ -30,6 +30,12 @@ sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenar
  * `var`, one line per placement (order), from /best_per_value; other scenario variables held at
  * their first value. */
 sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, sax_error_t *err);
+/* (4) Scenario s's baselines, one bar each on a log axis from 1 to its speedup, stacked from its
+ * attribution factors (placement, scheduling, network) as stored in /answer/attribution. */
+sax_status_t sax_plot_attribution(FILE *f, const sax_results_data_t *d, int scenario, sax_error_t *err);
+/* (5) The robust candidate's regret in each scenario (/answer/robust_regret), with the 5 % line;
+ * `which` is unused. */
+sax_status_t sax_plot_robust(FILE *f, const sax_results_data_t *d, int which, sax_error_t *err);
 /* Scatter of two objectives: x/y[0..n_cloud) are the grey cloud (a sample of n_total
  * candidates), x/y[front[i]] the front, joined as a staircase when `staircase` (a two-objective
  * front; with more objectives its projection is not one). sax pareto --svg. */

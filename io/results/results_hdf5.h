@@ -48,6 +48,46 @@ typedef struct {
     int32_t baseline;
 } sax_baseline_row_t;
 
+/* /answer (docs/results-format.md): leading fields, then a candidate's row where there is one. */
+#define SAX_DIFFER_LEN 400 /* "transport,connections,...": every key name fits */
+
+typedef struct {   /* /answer/ties */
+    sax_row_t row; /* the simplest tied candidate */
+    int64_t tied;
+    char differ_in[SAX_DIFFER_LEN];
+    int8_t at_least;
+} sax_ties_row_t;
+
+typedef struct {   /* /answer/best_lossless */
+    sax_row_t row; /* the best without compression */
+    int8_t lossy, noop;
+} sax_lossless_row_t;
+
+typedef struct {   /* /answer/oblivious */
+    sax_row_t row; /* the pick on the real network */
+    double merged_time_s;
+    char invalid[SAX_RESULTS_INVALID_LEN];
+    int8_t found;
+} sax_oblivious_row_t;
+
+typedef struct { /* /answer/attribution */
+    double factor[SAX_RESULTS_FACTOR_COUNT];
+    int32_t scenario, baseline, orders;
+    int8_t valid;
+} sax_attribution_row_t;
+
+typedef struct {   /* /answer/robust */
+    sax_row_t row; /* the robust candidate in scenario 0 */
+    double worst_regret, bound;
+    int32_t candidates, within_5pct;
+    int8_t found, exact;
+} sax_robust_row_t;
+
+typedef struct { /* /answer/robust_within_5pct */
+    sax_row_t row;
+    double worst_regret;
+} sax_near_row_t;
+
 /* The rows one rank contributes to /rows: records, or rows already in the file's layout, split
  * into runs (sax_results_write). */
 typedef struct {
@@ -73,6 +113,7 @@ typedef struct {
     hid_t baseline_row_t;           /* sax_baseline_row_t */
     hid_t key_enum_t;               /* sax_key_t enum */
     hid_t str_t;                    /* variable-length UTF-8 string */
+    hid_t ties_t, lossless_t, oblivious_t, attribution_t, robust_t, near_t; /* /answer */
 } sax_results_types_t;
 
 sax_status_t sax_results_types_init(sax_results_types_t *t, const sax_space_desc_t *space, sax_error_t *err);

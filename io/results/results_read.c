@@ -382,6 +382,164 @@ static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_re
     return st;
 }
 
+/* ---- /answer (absent in files written without it) --------------------------------------------- */
+
+static uint32_t differ_mask(const char *text)
+{
+    uint32_t mask = 0;
+    char buf[SAX_DIFFER_LEN + 1];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int k = sax_name_lookup(sax_key_names, SAX_KEY_COUNT, tok);
+        if (k >= 0)
+            mask |= 1u << k;
+    }
+    return mask;
+}
+
+/* Reads answer/<name> and checks it has `want` elements (want < 0: any number up to -want). */
+static sax_status_t read_answer_set(reader_t *r, const char *name, hid_t type, size_t esize, int64_t want,
+                                    void **buf, int64_t *n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "answer/%s", name);
+    sax_status_t st = read_all(r, path, type, esize, buf, n);
+    if (st == SAX_OK && (want >= 0 ? *n != want : *n > -want)) {
+        char what[128];
+        snprintf(what, sizeof what, "/answer/%s has %lld rows, expected %lld", name, (long long)*n,
+                 (long long)(want >= 0 ? want : -want));
+        free(*buf);
+        *buf = NULL;
+        st = broken(r, what);
+    }
+    return st;
+}
+
+static sax_status_t read_answer_scenarios(reader_t *r, sax_results_data_t *d, const sax_results_types_t *t)
+{
+    int64_t ns = d->res.n_scenarios, n;
+    void *buf;
+    d->ties = calloc(ns > 0 ? (size_t)ns : 1, sizeof *d->ties);
+    d->lossless = calloc(ns > 0 ? (size_t)ns : 1, sizeof *d->lossless);
+    if (!d->ties || !d->lossless)
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for /answer", r->path);
+    sax_status_t st = read_answer_set(r, "ties", t->ties_t, sizeof(sax_ties_row_t), ns, &buf, &n);
+    if (st != SAX_OK)
+        return st;
+    const sax_ties_row_t *ti = buf;
+    for (int64_t s = 0; s < n; s++) {
+        sax_results_record_from_row(&d->space, &ti[s].row, &d->ties[s].simplest);
+        d->ties[s].count = ti[s].tied;
+        d->ties[s].at_least = ti[s].at_least != 0;
+        d->ties[s].differ = differ_mask(ti[s].differ_in);
+    }
+    free(buf);
+    if ((st = read_answer_set(r, "best_lossless", t->lossless_t, sizeof(sax_lossless_row_t), ns, &buf, &n)) !=
+        SAX_OK)
+        return st;
+    const sax_lossless_row_t *ll = buf;
+    for (int64_t s = 0; s < n; s++) {
+        sax_results_record_from_row(&d->space, &ll[s].row, &d->lossless[s].lossless);
+        d->lossless[s].lossy = ll[s].lossy != 0;
+        d->lossless[s].noop = ll[s].noop != 0;
+    }
+    free(buf);
+    if (H5Lexists(r->file, "answer/oblivious", H5P_DEFAULT) <= 0)
+        return SAX_OK; /* --no-oblivious, or the oblivious sweep was interrupted */
+    d->oblivious = calloc(ns > 0 ? (size_t)ns : 1, sizeof *d->oblivious);
+    if (!d->oblivious)
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for /answer", r->path);
+    if ((st = read_answer_set(r, "oblivious", t->oblivious_t, sizeof(sax_oblivious_row_t), ns, &buf, &n)) !=
+        SAX_OK)
+        return st;
+    const sax_oblivious_row_t *ob = buf;
+    for (int64_t s = 0; s < n; s++) {
+        sax_results_oblivious_t *o = &d->oblivious[s];
+        sax_results_record_from_row(&d->space, &ob[s].row, &o->real);
+        o->found = ob[s].found != 0;
+        o->merged_time_s = ob[s].merged_time_s;
+        memcpy(o->invalid, ob[s].invalid, sizeof o->invalid);
+        o->invalid[sizeof o->invalid - 1] = '\0';
+    }
+    free(buf);
+    return SAX_OK;
+}
+
+static sax_status_t read_answer_robust(reader_t *r, sax_results_data_t *d, const sax_results_types_t *t)
+{
+    int64_t ns = d->res.n_scenarios, nb = d->space.n_baselines, nat = ns * nb, n;
+    void *buf;
+    d->attribution = calloc(nat > 0 ? (size_t)nat : 1, sizeof *d->attribution);
+    d->robust_regret = calloc(ns > 0 ? (size_t)ns : 1, sizeof *d->robust_regret);
+    d->near = calloc(SAX_RESULTS_NEAR_MAX, sizeof *d->near);
+    d->near_worst = calloc(SAX_RESULTS_NEAR_MAX, sizeof *d->near_worst);
+    if (!d->attribution || !d->robust_regret || !d->near || !d->near_worst)
+        return sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory for /answer", r->path);
+    sax_status_t st =
+        read_answer_set(r, "attribution", t->attribution_t, sizeof(sax_attribution_row_t), nat, &buf, &n);
+    if (st != SAX_OK)
+        return st;
+    const sax_attribution_row_t *at = buf;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t s = at[i].scenario, b = at[i].baseline;
+        if (s < 0 || s >= ns || b < 0 || b >= nb)
+            continue;
+        sax_results_attribution_t *x = &d->attribution[s * nb + b];
+        x->valid = at[i].valid != 0;
+        x->orders = at[i].orders;
+        memcpy(x->factor, at[i].factor, sizeof x->factor);
+    }
+    free(buf);
+    if ((st = read_answer_set(r, "robust", t->robust_t, sizeof(sax_robust_row_t), 1, &buf, &n)) != SAX_OK)
+        return st;
+    const sax_robust_row_t *rb = buf;
+    sax_results_robust_t *x = &d->answer.robust;
+    sax_results_record_from_row(&d->space, &rb->row, &x->pick);
+    x->found = rb->found != 0;
+    x->exact = rb->exact != 0;
+    x->worst_regret = rb->worst_regret;
+    x->bound = rb->bound;
+    x->candidates = rb->candidates;
+    x->n_near = rb->within_5pct;
+    free(buf);
+    if ((st = read_answer_set(r, "robust_regret", H5T_NATIVE_DOUBLE, sizeof(double), ns, &buf, &n)) != SAX_OK)
+        return st;
+    memcpy(d->robust_regret, buf, (size_t)n * sizeof(double));
+    free(buf);
+    if ((st = read_answer_set(r, "robust_within_5pct", t->near_t, sizeof(sax_near_row_t),
+                              -SAX_RESULTS_NEAR_MAX, &buf, &n)) != SAX_OK)
+        return st;
+    const sax_near_row_t *nr = buf;
+    for (int64_t i = 0; i < n; i++) {
+        sax_results_record_from_row(&d->space, &nr[i].row, &d->near[i]);
+        d->near_worst[i] = nr[i].worst_regret;
+    }
+    x->n_near_kept = (int32_t)n;
+    free(buf);
+    x->regret = d->robust_regret;
+    x->near = d->near;
+    x->near_worst = d->near_worst;
+    return SAX_OK;
+}
+
+static sax_status_t read_answer(reader_t *r, sax_results_data_t *d, const sax_results_types_t *t)
+{
+    if (H5Lexists(r->file, "answer", H5P_DEFAULT) <= 0)
+        return SAX_OK; /* written before /answer existed, or by a writer given none */
+    sax_status_t st = read_answer_scenarios(r, d, t);
+    if (st == SAX_OK)
+        st = read_answer_robust(r, d, t);
+    if (st != SAX_OK)
+        return st;
+    d->answer.ties = d->ties;
+    d->answer.lossless = d->lossless;
+    d->answer.oblivious = d->oblivious;
+    d->answer.attribution = d->attribution;
+    d->res.answer = &d->answer;
+    return SAX_OK;
+}
+
 /* ---- provenance --------------------------------------------------------------------------------- */
 
 static sax_status_t read_provenance(reader_t *r, sax_results_data_t *d)
@@ -443,6 +601,13 @@ void sax_results_data_fini(sax_results_data_t *d)
     free(d->bpv_key);
     free(d->bpv_value);
     free(d->rows);
+    free(d->ties);
+    free(d->lossless);
+    free(d->oblivious);
+    free(d->attribution);
+    free(d->robust_regret);
+    free(d->near_worst);
+    free(d->near);
     memset(d, 0, sizeof *d);
 }
 
@@ -519,7 +684,7 @@ sax_status_t sax_results_read(const char *path, bool with_rows, sax_results_data
     have_types = true;
     if ((st = read_baselines(&r, &out->space, &t, false)) != SAX_OK ||
         (st = read_key_values(&r, &out->space, &t)) != SAX_OK || (st = read_scenarios(&r, out)) != SAX_OK ||
-        (st = read_tables(&r, out, &t, with_rows)) != SAX_OK)
+        (st = read_tables(&r, out, &t, with_rows)) != SAX_OK || (st = read_answer(&r, out, &t)) != SAX_OK)
         goto done;
     out->res.space = &out->space;
     out->res.scenario_values = out->scenario_values;

@@ -11,6 +11,11 @@
 const char *const sax_store_names[SAX_STORE_COUNT] = {SAX_STORE_LIST(SAX_STORE_NAME)};
 #undef SAX_STORE_NAME
 
+#define SAX_FACTOR_NAME(name) #name,
+const char *const sax_results_factor_names[SAX_RESULTS_FACTOR_COUNT] = {
+    SAX_RESULTS_FACTOR_LIST(SAX_FACTOR_NAME)};
+#undef SAX_FACTOR_NAME
+
 static const char *const bool_names[2] = {"FALSE", "TRUE"}; /* h5py reads this enum as numpy bool */
 static const char *const flag_names[2] = {"false", "true"};
 
@@ -250,6 +255,33 @@ int sax_results_columns(sax_results_column_t *out, int max)
     return n;
 }
 
+/* The leading fields of the /answer datasets (docs/decisions.md says what they mean). */
+static const struct {
+    const char *name, *unit, *description;
+} answer_fields[] = {
+    {"tied", "1", "candidates of the top list tied with the best (0: none feasible)"},
+    {"at_least", "1", "TRUE when the top list is full of tied candidates: there may be more"},
+    {"differ_in", "1", "comma-separated keys in which the tied candidates differ"},
+    {"lossy", "1", "the best of the scenario compresses cross-site traffic"},
+    {"noop", "1", "the best's compression changes neither its time nor its cross-site bytes"},
+    {"found", "1", "FALSE when there is no such candidate (the row fields then mean nothing)"},
+    {"merged_time_s", "s",
+     "the oblivious pick's time on the merged network, as a flat-network optimiser predicts"},
+    {"invalid", "1", "why the pick could not be evaluated on the real network (empty when it was)"},
+    {"valid", "1", "FALSE when every order of mixing meets an infeasible mix: no factors"},
+    {"orders", "1", "orders of the 3! averaged (6 when every mix is feasible)"},
+    {"placement", "1", "factor of the speedup from order and parallel degrees"},
+    {"scheduling", "1",
+     "factor of the speedup from schedule, vpp, micro-batch, recompute, ZeRO, layer split"},
+    {"network", "1",
+     "factor of the speedup from transport, flows, channels, buffers, algorithm, compression"},
+    {"exact", "1", "TRUE when the robust candidate is proven optimal over the whole space"},
+    {"worst_regret", "1", "largest regret (time / scenario's best time - 1) over the scenarios"},
+    {"bound", "1", "worst regret any candidate outside the compared ones has at least"},
+    {"candidates", "1", "distinct candidates compared"},
+    {"within_5pct", "1", "compared candidates whose worst regret is at most 5 %"},
+};
+
 int sax_results_field_info(hid_t compound, const char ***units, const char ***descriptions)
 {
     col_t cols[SAX_MAX_COLUMNS];
@@ -284,6 +316,11 @@ int sax_results_field_info(hid_t compound, const char ***units, const char ***de
         } else if (name && strcmp(name, "baseline") == 0) {
             (*descriptions)[m] = "baseline (space.baselines) this row is the best candidate of";
         }
+        for (size_t a = 0; name && a < sizeof answer_fields / sizeof answer_fields[0]; a++)
+            if (strcmp(answer_fields[a].name, name) == 0) {
+                (*units)[m] = answer_fields[a].unit;
+                (*descriptions)[m] = answer_fields[a].description;
+            }
         H5free_memory(name);
     }
     return n;
@@ -414,10 +451,88 @@ static herr_t insert_row_members(hid_t compound, size_t base, const sax_results_
     return 0;
 }
 
+/* A fixed-length, NUL-terminated ASCII string of `len` bytes (h5py reads it as bytes). */
+static hid_t fixed_string(size_t len)
+{
+    hid_t s = H5Tcopy(H5T_C_S1);
+    if (s >= 0 && (H5Tset_size(s, len) < 0 || H5Tset_strpad(s, H5T_STR_NULLTERM) < 0)) {
+        H5Tclose(s);
+        return -1;
+    }
+    return s;
+}
+
+/* The compounds of /answer: leading fields first, then (where a candidate is stored) the row's. */
+static herr_t answer_types(sax_results_types_t *t)
+{
+    hid_t differ = fixed_string(SAX_DIFFER_LEN), invalid = fixed_string(SAX_RESULTS_INVALID_LEN);
+    herr_t rc = differ < 0 || invalid < 0 ? -1 : 0;
+#define SAX_INS(type, st, name, field, mt)                                                                   \
+    if (rc >= 0)                                                                                             \
+    rc = H5Tinsert(type, name, offsetof(st, field), mt)
+    if (rc >= 0 && (t->ties_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_ties_row_t))) < 0)
+        rc = -1;
+    SAX_INS(t->ties_t, sax_ties_row_t, "tied", tied, H5T_NATIVE_INT64);
+    SAX_INS(t->ties_t, sax_ties_row_t, "at_least", at_least, t->bool_t);
+    SAX_INS(t->ties_t, sax_ties_row_t, "differ_in", differ_in, differ);
+    if (rc >= 0)
+        rc = insert_row_members(t->ties_t, offsetof(sax_ties_row_t, row), t);
+
+    if (rc >= 0 && (t->lossless_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_lossless_row_t))) < 0)
+        rc = -1;
+    SAX_INS(t->lossless_t, sax_lossless_row_t, "lossy", lossy, t->bool_t);
+    SAX_INS(t->lossless_t, sax_lossless_row_t, "noop", noop, t->bool_t);
+    if (rc >= 0)
+        rc = insert_row_members(t->lossless_t, offsetof(sax_lossless_row_t, row), t);
+
+    if (rc >= 0 && (t->oblivious_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_oblivious_row_t))) < 0)
+        rc = -1;
+    SAX_INS(t->oblivious_t, sax_oblivious_row_t, "found", found, t->bool_t);
+    SAX_INS(t->oblivious_t, sax_oblivious_row_t, "merged_time_s", merged_time_s, H5T_NATIVE_DOUBLE);
+    SAX_INS(t->oblivious_t, sax_oblivious_row_t, "invalid", invalid, invalid);
+    if (rc >= 0)
+        rc = insert_row_members(t->oblivious_t, offsetof(sax_oblivious_row_t, row), t);
+
+    if (rc >= 0 && (t->attribution_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_attribution_row_t))) < 0)
+        rc = -1;
+    SAX_INS(t->attribution_t, sax_attribution_row_t, "scenario", scenario, H5T_NATIVE_INT32);
+    SAX_INS(t->attribution_t, sax_attribution_row_t, "baseline", baseline, t->baseline_enum_t);
+    SAX_INS(t->attribution_t, sax_attribution_row_t, "valid", valid, t->bool_t);
+    SAX_INS(t->attribution_t, sax_attribution_row_t, "orders", orders, H5T_NATIVE_INT32);
+    for (int g = 0; g < SAX_RESULTS_FACTOR_COUNT && rc >= 0; g++)
+        rc = H5Tinsert(t->attribution_t, sax_results_factor_names[g],
+                       offsetof(sax_attribution_row_t, factor) + (size_t)g * sizeof(double),
+                       H5T_NATIVE_DOUBLE);
+
+    if (rc >= 0 && (t->robust_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_robust_row_t))) < 0)
+        rc = -1;
+    SAX_INS(t->robust_t, sax_robust_row_t, "found", found, t->bool_t);
+    SAX_INS(t->robust_t, sax_robust_row_t, "exact", exact, t->bool_t);
+    SAX_INS(t->robust_t, sax_robust_row_t, "worst_regret", worst_regret, H5T_NATIVE_DOUBLE);
+    SAX_INS(t->robust_t, sax_robust_row_t, "bound", bound, H5T_NATIVE_DOUBLE);
+    SAX_INS(t->robust_t, sax_robust_row_t, "candidates", candidates, H5T_NATIVE_INT32);
+    SAX_INS(t->robust_t, sax_robust_row_t, "within_5pct", within_5pct, H5T_NATIVE_INT32);
+    if (rc >= 0)
+        rc = insert_row_members(t->robust_t, offsetof(sax_robust_row_t, row), t);
+
+    if (rc >= 0 && (t->near_t = H5Tcreate(H5T_COMPOUND, sizeof(sax_near_row_t))) < 0)
+        rc = -1;
+    SAX_INS(t->near_t, sax_near_row_t, "worst_regret", worst_regret, H5T_NATIVE_DOUBLE);
+    if (rc >= 0)
+        rc = insert_row_members(t->near_t, offsetof(sax_near_row_t, row), t);
+#undef SAX_INS
+    if (differ >= 0)
+        H5Tclose(differ);
+    if (invalid >= 0)
+        H5Tclose(invalid);
+    return rc;
+}
+
 void sax_results_types_fini(sax_results_types_t *t)
 {
-    hid_t *owned[] = {&t->bool_t,          &t->reason_t,       &t->row_t,      &t->bpv_t,
-                      &t->baseline_enum_t, &t->baseline_row_t, &t->key_enum_t, &t->str_t};
+    hid_t *owned[] = {&t->bool_t,         &t->reason_t,      &t->row_t,    &t->bpv_t,  &t->baseline_enum_t,
+                      &t->baseline_row_t, &t->key_enum_t,    &t->str_t,    &t->ties_t, &t->lossless_t,
+                      &t->oblivious_t,    &t->attribution_t, &t->robust_t, &t->near_t};
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
         if (*owned[i] >= 0)
             H5Tclose(*owned[i]);
@@ -436,6 +551,7 @@ sax_status_t sax_results_types_init(sax_results_types_t *t, const sax_space_desc
 {
     t->bool_t = t->reason_t = t->row_t = t->bpv_t = t->baseline_enum_t = t->baseline_row_t = -1;
     t->key_enum_t = t->str_t = -1;
+    t->ties_t = t->lossless_t = t->oblivious_t = t->attribution_t = t->robust_t = t->near_t = -1;
     for (int k = 0; k < SAX_KEY_COUNT; k++)
         t->key_t[k] = t->key_any_t[k] = -1;
 
@@ -485,6 +601,8 @@ sax_status_t sax_results_types_init(sax_results_types_t *t, const sax_space_desc
         goto fail;
     if ((t->str_t = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(t->str_t, H5T_VARIABLE) < 0 ||
         H5Tset_cset(t->str_t, H5T_CSET_UTF8) < 0)
+        goto fail;
+    if (answer_types(t) < 0)
         goto fail;
     return SAX_OK;
 fail:

@@ -37,6 +37,8 @@ typedef struct {
     const sax_results_t *res;
     sax_results_write_stats_t *stats;
     sax_error_t *err;
+    bool answer, oblivious; /* rank 0's res has an answer, with the oblivious pick */
+    int near_kept;          /* rank 0's robust.n_near_kept */
 } writer_t;
 
 /* ---- attributes (collective: identical on every rank) ------------------------------------------ */
@@ -389,6 +391,203 @@ static sax_status_t write_reductions(writer_t *w)
             H5Dclose(d);
     }
     return st;
+}
+
+/* ---- the answer beyond the bests (docs/decisions.md) ------------------------------------------- */
+
+/* "transport,connections": the keys of bit mask `differ`. */
+static void differ_text(uint32_t differ, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < SAX_KEY_COUNT; k++)
+        if (differ >> k & 1u) {
+            int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", sax_key_names[k]);
+            if (n < 0 || (size_t)n >= len - used)
+                break;
+            used += (size_t)n;
+        }
+}
+
+/* The row of a per-scenario candidate: a record, with the scenario set where it stands for none. */
+static void scenario_row(const sax_space_desc_t *sp, const sax_record_t *rec, int s, sax_row_t *row)
+{
+    sax_results_row_from_record(sp, rec, row);
+    row->scenario = s;
+}
+
+static sax_status_t write_answer_scenarios(writer_t *w, hid_t g)
+{
+    const sax_results_t *r = w->res;
+    const sax_results_answer_t *a = w->rank == 0 ? r->answer : NULL;
+    int ns = r->n_scenarios;
+    sax_ties_row_t *ties;
+    sax_status_t st = rank0_buffer(w, ns, sizeof *ties, "answer/ties", (void **)&ties);
+    if (st != SAX_OK)
+        return st;
+    for (int s = 0; a && s < ns; s++) {
+        scenario_row(r->space, &a->ties[s].simplest, s, &ties[s].row);
+        ties[s].tied = a->ties[s].count;
+        ties[s].at_least = a->ties[s].at_least ? 1 : 0;
+        differ_text(a->ties[s].differ, ties[s].differ_in, sizeof ties[s].differ_in);
+    }
+    st = write_small(w, g, "ties", w->t.ties_t, ns, ties,
+                     "per scenario, the candidates of the top list tied with the best: how many, the keys in "
+                     "which they differ, and the simplest of them (row fields)",
+                     NULL);
+    free(ties);
+    if (st != SAX_OK)
+        return st;
+
+    sax_lossless_row_t *ll;
+    if ((st = rank0_buffer(w, ns, sizeof *ll, "answer/best_lossless", (void **)&ll)) != SAX_OK)
+        return st;
+    for (int s = 0; a && s < ns; s++) {
+        scenario_row(r->space, &a->lossless[s].lossless, s, &ll[s].row);
+        ll[s].lossy = a->lossless[s].lossy ? 1 : 0;
+        ll[s].noop = a->lossless[s].noop ? 1 : 0;
+    }
+    st = write_small(w, g, "best_lossless", w->t.lossless_t, ns, ll,
+                     "per scenario, whether the best compresses (lossy) and whether that is a no-op, and the "
+                     "fastest candidate that compresses nothing (row fields; index -1 when none)",
+                     NULL);
+    free(ll);
+    if (st != SAX_OK || !w->oblivious)
+        return st;
+
+    sax_oblivious_row_t *ob;
+    if ((st = rank0_buffer(w, ns, sizeof *ob, "answer/oblivious", (void **)&ob)) != SAX_OK)
+        return st;
+    for (int s = 0; a && s < ns; s++) {
+        const sax_results_oblivious_t *o = &a->oblivious[s];
+        scenario_row(r->space, &o->real, s, &ob[s].row);
+        if (!o->found)
+            ob[s].row.index = -1;
+        ob[s].found = o->found ? 1 : 0;
+        ob[s].merged_time_s = o->found ? o->merged_time_s : NAN;
+        snprintf(ob[s].invalid, sizeof ob[s].invalid, "%s", o->invalid);
+    }
+    st = write_small(w, g, "oblivious", w->t.oblivious_t, ns, ob,
+                     "per scenario, the pick of a network-oblivious optimiser (sites merged into one): its "
+                     "predicted time there, and the pick on the real network (row fields)",
+                     NULL);
+    free(ob);
+    return st;
+}
+
+static sax_status_t write_answer_robust(writer_t *w, hid_t g)
+{
+    const sax_results_t *r = w->res;
+    const sax_results_answer_t *a = w->rank == 0 ? r->answer : NULL;
+    int ns = r->n_scenarios, nb = r->space->n_baselines;
+    int64_t nat = (int64_t)ns * nb;
+    sax_attribution_row_t *at;
+    sax_status_t st = rank0_buffer(w, nat, sizeof *at, "answer/attribution", (void **)&at);
+    if (st != SAX_OK)
+        return st;
+    for (int64_t i = 0; a && i < nat; i++) {
+        at[i].scenario = (int32_t)(i / nb);
+        at[i].baseline = (int32_t)(i % nb);
+        at[i].valid = a->attribution[i].valid ? 1 : 0;
+        at[i].orders = a->attribution[i].valid ? a->attribution[i].orders : 0;
+        for (int f = 0; f < SAX_RESULTS_FACTOR_COUNT; f++)
+            at[i].factor[f] = a->attribution[i].valid ? a->attribution[i].factor[f] : NAN;
+    }
+    st = write_small(
+        w, g, "attribution", w->t.attribution_t, nat, at,
+        "per scenario and baseline (scenario-major), the baseline's speedup split into factors for "
+        "placement, scheduling and network (Shapley values of log time; they multiply to it)",
+        NULL);
+    free(at);
+    if (st != SAX_OK)
+        return st;
+
+    sax_robust_row_t *rb;
+    if ((st = rank0_buffer(w, 1, sizeof *rb, "answer/robust", (void **)&rb)) != SAX_OK)
+        return st;
+    if (a) {
+        const sax_results_robust_t *x = &a->robust;
+        scenario_row(r->space, &x->pick, 0, &rb->row);
+        if (!x->found)
+            rb->row.index = -1;
+        rb->found = x->found ? 1 : 0;
+        rb->exact = x->exact ? 1 : 0;
+        rb->worst_regret = x->found ? x->worst_regret : NAN;
+        rb->bound = x->bound;
+        rb->candidates = x->candidates;
+        rb->within_5pct = x->n_near;
+    }
+    st = write_small(w, g, "robust", w->t.robust_t, 1, rb,
+                     "the candidate with the least worst regret over the scenarios (regret = time / the "
+                     "scenario's best time - 1), as evaluated in scenario 0 (row fields)",
+                     NULL);
+    free(rb);
+    if (st != SAX_OK)
+        return st;
+
+    double *rg;
+    if ((st = rank0_buffer(w, ns, sizeof *rg, "answer/robust_regret", (void **)&rg)) != SAX_OK)
+        return st;
+    for (int s = 0; a && s < ns; s++)
+        rg[s] = a->robust.found ? a->robust.regret[s] : NAN;
+    st = write_small(
+        w, g, "robust_regret", H5T_NATIVE_DOUBLE, ns, rg,
+        "the robust candidate's regret in each scenario (time / the scenario's best time - 1; inf "
+        "where it is infeasible)",
+        "1");
+    free(rg);
+    if (st != SAX_OK)
+        return st;
+
+    int nk = w->near_kept;
+    sax_near_row_t *nr;
+    if ((st = rank0_buffer(w, nk, sizeof *nr, "answer/robust_within_5pct", (void **)&nr)) != SAX_OK)
+        return st;
+    for (int i = 0; a && i < nk; i++) {
+        scenario_row(r->space, &a->robust.near[i], 0, &nr[i].row);
+        nr[i].worst_regret = a->robust.near_worst[i];
+    }
+    st = write_small(
+        w, g, "robust_within_5pct", w->t.near_t, nk, nr,
+        "the least regretted of the compared candidates within 5 % of the best in every scenario, "
+        "by worst regret (at most five; how many there are: /answer/robust within_5pct)",
+        NULL);
+    free(nr);
+    return st;
+}
+
+/* Collective: /answer, when rank 0 has one. */
+static sax_status_t write_answer(writer_t *w)
+{
+    if (!w->answer)
+        return SAX_OK;
+    hid_t g = H5Gcreate2(w->file, "answer", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return hdf5_fail(w, "create group", "answer");
+    sax_status_t st = attr_str(w, g, "description",
+                               "what the sweep says beyond the bests (docs/decisions.md): ties, the best "
+                               "lossless, the network-oblivious pick, attribution, the robust candidate");
+    if (st == SAX_OK)
+        st = write_answer_scenarios(w, g);
+    if (st == SAX_OK)
+        st = write_answer_robust(w, g);
+    H5Gclose(g);
+    return st;
+}
+
+/* Collective: every rank learns the shape of rank 0's answer. */
+static void share_answer_shape(writer_t *w, const sax_results_t *in)
+{
+    int32_t shape[3] = {0, 0, 0};
+    if (w->rank == 0 && in->answer) {
+        shape[0] = 1;
+        shape[1] = in->answer->oblivious != NULL;
+        shape[2] = in->answer->robust.found ? in->answer->robust.n_near_kept : 0;
+    }
+    MPI_Bcast(shape, 3, MPI_INT32_T, 0, w->comm);
+    w->answer = shape[0] != 0;
+    w->oblivious = shape[1] != 0;
+    w->near_kept = shape[2] < 0 ? 0 : shape[2];
 }
 
 /* ---- every evaluated candidate ------------------------------------------------------------------ */
@@ -813,8 +1012,12 @@ static double results_bound_bytes(const sax_results_t *r, int64_t n_rows, bool r
 {
     const sax_space_desc_t *sp = r->space;
     bool rows = r->store != SAX_STORE_NONE;
-    /* 7 at the root, /space's keys and baselines, /rows; all but the keys are compounds */
-    int n_datasets = 7 + SAX_KEY_COUNT + 1 + (rows ? 1 : 0), n_compounds = n_datasets - SAX_KEY_COUNT;
+    /* 7 at the root, /space's keys and baselines, /rows, /answer's 7; all but the keys and
+     * /answer/robust_regret are compounds */
+    const sax_results_answer_t *a = r->answer;
+    int n_answer = a ? 6 + (a->oblivious ? 1 : 0) : 0;
+    int n_datasets = 7 + SAX_KEY_COUNT + 1 + (rows ? 1 : 0) + n_answer,
+        n_compounds = n_datasets - SAX_KEY_COUNT - (a ? 1 : 0);
     int n_attributes = SAX_H5_ROOT_ATTRIBUTES + n_datasets * SAX_H5_ATTRIBUTES_PER_DATASET;
     double bytes = SAX_H5_FILE_BYTES + (double)n_datasets * SAX_H5_DATASET_BYTES +
                    (double)n_attributes * SAX_H5_ATTRIBUTE_BYTES;
@@ -852,6 +1055,15 @@ static double results_bound_bytes(const sax_results_t *r, int64_t n_rows, bool r
     bytes += (double)SAX_KEY_COUNT * SAX_SPACE_MAX_VALUES * sizeof(int32_t);
     bytes += (double)sp->n_baselines * (SAX_NAME_LEN + SAX_KEY_COUNT * sizeof(int32_t));
     bytes += SAX_INFEASIBLE_COUNT * 2.0 * sizeof(int64_t);
+    if (a) {
+        double ns = (double)r->n_scenarios;
+        bytes += SAX_H5_FILE_BYTES / 4.0; /* the group /answer: its header, link B-tree and heap */
+        bytes += n_answer * 4096.0;       /* names, units and descriptions of the leading fields */
+        bytes += ns * (double)(sizeof(sax_ties_row_t) + sizeof(sax_lossless_row_t) + sizeof(double));
+        bytes += a->oblivious ? ns * (double)sizeof(sax_oblivious_row_t) : 0.0;
+        bytes += ns * sp->n_baselines * (double)sizeof(sax_attribution_row_t);
+        bytes += (double)sizeof(sax_robust_row_t) + SAX_RESULTS_NEAR_MAX * (double)sizeof(sax_near_row_t);
+    }
     if (rows) {
         int64_t chunk = n_rows < SAX_ROWS_CHUNK ? (n_rows > 0 ? n_rows : 1) : SAX_ROWS_CHUNK;
         double n_chunks = (double)((n_rows + chunk - 1) / chunk), chunk_bytes = (double)chunk * row;
@@ -996,6 +1208,15 @@ static bool valid_input(const sax_results_t *r)
         return false;
     if (r->n_scenarios > 0 && r->space->n_baselines > 0 && !r->baseline_best)
         return false;
+    const sax_results_answer_t *a = r->answer;
+    if (a && r->n_scenarios > 0 &&
+        (!a->ties || !a->lossless || (r->space->n_baselines > 0 && !a->attribution) ||
+         (a->robust.found && !a->robust.regret)))
+        return false;
+    if (a && a->robust.found &&
+        (a->robust.n_near_kept < 0 || a->robust.n_near_kept > SAX_RESULTS_NEAR_MAX ||
+         (a->robust.n_near_kept > 0 && (!a->robust.near || !a->robust.near_worst))))
+        return false;
     return !(r->space->n_scenario_vars > 0 && r->n_scenarios > 0 && !r->scenario_values);
 }
 
@@ -1046,6 +1267,7 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
     sax_status_t st = share_provenance(comm, w.rank, res, &shared, &shared_space, &shared_strings, err);
     if (st != SAX_OK)
         return st;
+    share_answer_shape(&w, res);
     res = w.res = &shared;
     double bound = 0, reserve = 0;
     st = preflight(comm, w.rank, path, res, src, &bound, &reserve, err);
@@ -1083,6 +1305,8 @@ static sax_status_t write_file(MPI_Comm comm, const char *path, const sax_result
         st = write_scenarios(&w);
     if (st == SAX_OK)
         st = write_reductions(&w);
+    if (st == SAX_OK)
+        st = write_answer(&w);
     if (st == SAX_OK && res->store != SAX_STORE_NONE)
         st = write_rows(&w, src);
     /* A write failed (the disk filled after the pre-flight check): rank 0 empties the temporary file,

@@ -25,6 +25,61 @@ typedef enum { SAX_STORE_LIST(SAX_ENUM_MEMBER) SAX_STORE_COUNT } sax_store_t;
 #undef SAX_ENUM_MEMBER
 extern const char *const sax_store_names[SAX_STORE_COUNT];
 
+/* What a sweep says beyond each scenario's best (docs/decisions.md), stored under /answer. These
+ * are plain records: io/results knows nothing of search/ or comm/, and the sweep converts. */
+#define SAX_RESULTS_FACTOR_LIST(X) X(placement) X(scheduling) X(network)
+#define SAX_RESULTS_FACTOR_COUNT 3
+#define SAX_RESULTS_NEAR_MAX 16 /* kept candidates within 5 % at most */
+#define SAX_RESULTS_INVALID_LEN 32
+
+typedef struct {
+    int64_t count;         /* candidates of the top list tied with the best (0: none feasible) */
+    bool at_least;         /* the top list is full of them */
+    uint32_t differ;       /* bit k: key k (sax_key_t) differs among them */
+    sax_record_t simplest; /* the simplest of them (index -1 when count is 0) */
+} sax_results_ties_t;
+
+typedef struct {
+    bool lossy;            /* the best compresses */
+    bool noop;             /* ... and without its compression moves the same bytes in the same time */
+    sax_record_t lossless; /* the best without compression (index -1: none in the space) */
+} sax_results_lossless_t;
+
+typedef struct {
+    bool found;                            /* the merged network has a feasible candidate */
+    double merged_time_s;                  /* its time as the oblivious optimiser predicts it */
+    char invalid[SAX_RESULTS_INVALID_LEN]; /* why the real one was not evaluated ("" when it was) */
+    sax_record_t real;                     /* the pick on the real network, network keys tuned there */
+} sax_results_oblivious_t;
+
+typedef struct {
+    bool valid;                              /* false: every order meets an infeasible mix */
+    int32_t orders;                          /* orders averaged, of 6 */
+    double factor[SAX_RESULTS_FACTOR_COUNT]; /* placement, scheduling, network: multiply to the speedup */
+} sax_results_attribution_t;
+
+typedef struct {
+    bool found, exact;
+    double worst_regret, bound;
+    int32_t candidates;       /* distinct candidates compared */
+    sax_record_t pick;        /* the robust candidate, as evaluated in scenario 0 */
+    const double *regret;     /* n_scenarios: its regret per scenario (inf where infeasible) */
+    int32_t n_near;           /* compared candidates with worst regret <= 5 % */
+    int32_t n_near_kept;      /* of them kept, the least regretted first (<= SAX_RESULTS_NEAR_MAX) */
+    const sax_record_t *near; /* n_near_kept, as evaluated in scenario 0 */
+    const double *near_worst; /* n_near_kept: their worst regret */
+} sax_results_robust_t;
+
+typedef struct {
+    const sax_results_ties_t *ties;               /* n_scenarios */
+    const sax_results_lossless_t *lossless;       /* n_scenarios */
+    const sax_results_oblivious_t *oblivious;     /* n_scenarios, or NULL (--no-oblivious, interrupted) */
+    const sax_results_attribution_t *attribution; /* n_scenarios x space->n_baselines, row-major */
+    sax_results_robust_t robust;
+} sax_results_answer_t;
+
+extern const char *const sax_results_factor_names[SAX_RESULTS_FACTOR_COUNT];
+
 /* Everything a sweep hands to the writer. Pointers are borrowed. The writer reads all of it on
  * rank 0 only (provenance, space, scenarios, reductions) and shares what the other ranks need;
  * other ranks must pass a non-NULL `res` but its fields are ignored. Rows that stand for "no
@@ -59,7 +114,8 @@ typedef struct {
     const int32_t *bpv_value;           /* integer coding of sax_candidate_get (order: index into
                                            space->orders) */
     int64_t n_bpv;
-    const sax_record_t *baseline_best; /* n_scenarios x space->n_baselines, row-major */
+    const sax_record_t *baseline_best;  /* n_scenarios x space->n_baselines, row-major */
+    const sax_results_answer_t *answer; /* /answer, or NULL: not written (a file without it reads) */
 } sax_results_t;
 
 /* Collective over `comm`: every rank calls it with the same `path`, `res` (see above) and its own
@@ -125,7 +181,15 @@ typedef struct {
     int32_t *bpv_key, *bpv_value;
     sax_record_t *rows; /* /rows when read with `with_rows` and stored; else NULL */
     int64_t n_rows;
-    bool has_rows;   /* the file has /rows (whether or not read) */
+    bool has_rows; /* the file has /rows (whether or not read) */
+    /* /answer when the file has it (res.answer points here; NULL for files written without it) */
+    sax_results_answer_t answer;
+    sax_results_ties_t *ties;
+    sax_results_lossless_t *lossless;
+    sax_results_oblivious_t *oblivious;
+    sax_results_attribution_t *attribution;
+    double *robust_regret, *near_worst;
+    sax_record_t *near;
     char path[4096]; /* the file read */
 } sax_results_data_t;
 

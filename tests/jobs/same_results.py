@@ -1,9 +1,10 @@
-"""same_results.py A.h5 B.h5 - exit 0 when two sax results files hold the same results.
+"""same_results.py A.h5 B.h5 [--except GROUP] - exit 0 when two sax results files hold the same results.
 
 Same set of datasets and groups; every dataset with the same HDF5 type, shape and bytes (read
 through h5py, so an enum or a string compares by value); the same dataset attributes; the same root
 attributes except those describing the run itself (times, hosts, ranks, command line, merge
-records); config_json compared as parsed JSON. Prints every difference found.
+records); config_json compared as parsed JSON. Prints every difference found. `--except answer`
+leaves out the group /answer and what is in it (jobs/merge.py does not merge it).
 Run with /usr/bin/python3 (Debian's h5py).
 """
 import json
@@ -16,10 +17,10 @@ RUN_ATTRS = {"start_time", "end_time", "start_unix_s", "end_unix_s", "elapsed_s"
              "command_line", "merged_parts", "merged_from"}
 
 
-def walk(f):
+def walk(f, skip=()):
     out = {}
     f.visititems(lambda name, obj: out.__setitem__(name, obj))
-    return out
+    return {n: o for n, o in out.items() if n.split("/")[0] not in skip}
 
 
 def attr_equal(x, y):
@@ -28,10 +29,10 @@ def attr_equal(x, y):
     return x == y
 
 
-def compare(pa, pb):
+def compare(pa, pb, skip=()):
     diffs = []
     with h5py.File(pa, "r") as a, h5py.File(pb, "r") as b:
-        oa, ob = walk(a), walk(b)
+        oa, ob = walk(a, skip), walk(b, skip)
         for name in sorted(set(oa) ^ set(ob)):
             diffs.append(f"/{name}: only in {pa if name in oa else pb}")
         for name in sorted(set(oa) & set(ob)):
@@ -63,10 +64,15 @@ def compare(pa, pb):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: same_results.py A.h5 B.h5", file=sys.stderr)
+    args = sys.argv[1:]
+    skip = ()
+    if len(args) == 4 and args[2] == "--except":
+        skip = (args[3],)
+        args = args[:2]
+    if len(args) != 2:
+        print("usage: same_results.py A.h5 B.h5 [--except GROUP]", file=sys.stderr)
         return 2
-    diffs = compare(sys.argv[1], sys.argv[2])
+    diffs = compare(args[0], args[1], skip)
     for d in diffs:
         print(f"same_results: {d}", file=sys.stderr)
     return 1 if diffs else 0

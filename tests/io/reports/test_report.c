@@ -119,6 +119,66 @@ static void test_xml_checker_catches_errors(void **state)
     assert_int_equal(xml_elements("<svg><text>a & b</text></svg>"), -1);
 }
 
+static void assert_contains(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        fprintf(stderr, "the report lacks: %s\n", want);
+    assert_non_null(strstr(text, want));
+}
+
+/* The fixture's /answer (test_results_fixture.h) as the report must say it, formatted here. */
+static void check_answer_text(const fx_t *fx, const char *text)
+{
+    char want[512];
+    /* ties of scenario 0: top[0] and top[1], differing in tp and pp, values in the space's order */
+    char tp[64] = "", pp[64] = "";
+    const int tps[3] = {1, 2, 4}, pps[2] = {1, 2};
+    for (int v = 0; v < 3; v++)
+        if (fx->top[0].candidate.tp == tps[v] || fx->top[1].candidate.tp == tps[v])
+            snprintf(tp + strlen(tp), sizeof tp - strlen(tp), "%s%d", tp[0] ? ", " : "", tps[v]);
+    for (int v = 0; v < 2; v++)
+        if (fx->top[0].candidate.pp == pps[v] || fx->top[1].candidate.pp == pps[v])
+            snprintf(pp + strlen(pp), sizeof pp - strlen(pp), "%s%d", pp[0] ? ", " : "", pps[v]);
+    snprintf(want, sizeof want,
+             "  tied: 2 candidates with the same time, differing only in tp {%s}, pp {%s}\n", tp, pp);
+    assert_contains(text, want);
+    snprintf(want, sizeof want, "the simplest of them (candidate %lld;", (long long)fx->top[1].index);
+    assert_contains(text, want);
+    assert_contains(text, "  tied: no other candidate has the same time\n");
+    const sax_record_t *ll = &fx->bpv[1];
+    snprintf(want, sizeof want,
+             "best lossless (the best is lossy, compression none): %.4f s, %+.2f %% (candidate %lld)",
+             ll->result.iteration_time_s,
+             100.0 * (ll->result.iteration_time_s / fx->best[0].result.iteration_time_s - 1.0),
+             (long long)ll->index);
+    assert_contains(text, want);
+    snprintf(want, sizeof want, "speedup = placement 1.500x x scheduling 0.800x x network %.3fx\n",
+             fx->attribution[0].factor[2]);
+    assert_contains(text, want);
+    assert_contains(text, "speedup not split: every order of mixing");
+    snprintf(want, sizeof want,
+             "speedup = placement 2.000x x scheduling 1.000x x network %.3fx (4 of 6 orders",
+             fx->attribution[3].factor[2]);
+    assert_contains(text, want);
+    const sax_record_t *ob = &fx->baseline_best[1];
+    snprintf(
+        want, sizeof want,
+        "network-oblivious pick (sites merged into one; candidate %lld): predicted 0.9000 s on the merged "
+        "network, %.4f s on the real network: the best is %.3fx faster",
+        (long long)ob->index, ob->result.iteration_time_s,
+        ob->result.iteration_time_s / fx->best[0].result.iteration_time_s);
+    assert_contains(text, want);
+    assert_contains(text,
+                    "predicted 1.9000 s on the merged network, invalid on the real network (tp_domain)");
+    assert_contains(text,
+                    "\nRobust over the 2 scenarios (least worst regret = time / scenario's best - 1, among 7 "
+                    "candidates; optimal over the whole space)");
+    assert_contains(text, "  worst regret 25.00 %; per scenario: 10.00 25.00 %\n");
+    assert_contains(text, "  within 5 % of the best in every scenario: 2 of the 7 candidates compared\n");
+    assert_contains(text, "     1.00 %  tp=1 pp=1 ");
+    assert_contains(text, "     2.00 %  tp=2 pp=1 ");
+}
+
 static void test_report_text_and_plots(void **state)
 {
     (void)state;
@@ -159,6 +219,8 @@ static void test_report_text_and_plots(void **state)
     assert_non_null(strstr(text, "Best step time per placement"));
     assert_non_null(strstr(text, "    tp-cp-pp-dp    tp-cp-dp-pp\n"));
     assert_non_null(strstr(text, "\n  0                     1*             1*\n"));
+    check_answer_text(fx, text);
+    assert_null(strstr(text, "this file has no /answer"));
     free(text);
 
     char p[800];
@@ -171,6 +233,34 @@ static void test_report_text_and_plots(void **state)
                                "production", "<rect"};
     snprintf(p, sizeof p, "%s/breakdown-s1.svg", dir);
     assert_svg(p, bars_must, 7);
+    /* the oblivious pick beside the best and the baselines where it runs on the real network */
+    const char *bars0_must[] = {"oblivious pick", "oblivious pick: predicted 0.9 s", "tp1"};
+    snprintf(p, sizeof p, "%s/breakdown-s0.svg", dir);
+    assert_svg(p, bars0_must, 3);
+    char *bars1 = NULL;
+    snprintf(p, sizeof p, "%s/breakdown-s1.svg", dir);
+    assert_non_null(bars1 = slurp(p));
+    assert_null(strstr(bars1, "oblivious pick")); /* invalid there (tp_domain): no bar */
+    free(bars1);
+    snprintf(p, sizeof p, "%s/robust-regret.svg", dir);
+    const char *robust_must[] = {"Regret of the robust candidate", "regret 10.00 %", "regret 25.00 %",
+                                 "5 % of the best", "within 5 % everywhere: 2 of 7"};
+    assert_svg(p, robust_must, 5);
+    char tip0[64], tip1[64], tip2[64];
+    snprintf(tip2, sizeof tip2, "production: network %.3fx", fx->attribution[2].factor[2]);
+    snprintf(tip0, sizeof tip0, "production: placement %.3fx", 1.5);
+    snprintf(tip1, sizeof tip1, "production: scheduling %.3fx", 0.8);
+    const char *attr0_must[] = {"Where each baseline's speedup comes from",
+                                "speedup over the baseline (log scale)",
+                                tip0,
+                                tip1,
+                                "not split",
+                                "6 of 6 orders"};
+    snprintf(p, sizeof p, "%s/attribution-s0.svg", dir);
+    assert_svg(p, attr0_must, 6);
+    const char *attr1_must[] = {tip2, "4 of 6 orders", "tp1: placement 2.000x"};
+    snprintf(p, sizeof p, "%s/attribution-s1.svg", dir);
+    assert_svg(p, attr1_must, 3);
     const char *scen_must[] = {
         "site_links[0].bandwidth (TB/s)", "tp-cp-pp-dp",        "tp-cp-dp-pp",
         "speedup over production",        "best step time (s)", "best of all placements"};
@@ -313,6 +403,7 @@ static void test_minimal_sweep(void **state)
     assert_non_null(strstr(text, "Scenario 0: the only scenario"));
     assert_non_null(strstr(text, "no baselines in the configuration"));
     assert_non_null(strstr(text, "no scenario variables"));
+    assert_non_null(strstr(text, "this file has no /answer")); /* an older sweep's file still reports */
     free(text);
     char p[800];
     const char *must[] = {"Pareto front (", "stored reductions ("};
@@ -414,12 +505,14 @@ int main(int argc, char **argv)
     snprintf(g_none, sizeof g_none, "%s/none.h5", g_dir);
     g_fx = malloc(sizeof *g_fx);
     fx_init(g_fx, SAX_STORE_ALL);
+    fx_answer(g_fx, true);
     sax_error_t err = {{0}};
     int rc = 0;
     if (sax_results_write(MPI_COMM_SELF, g_all, &g_fx->res, g_fx->rows, FX_ROWS, NULL, 0, true, &err) !=
         SAX_OK)
         rc = 1;
     g_fx->res.store = SAX_STORE_NONE;
+    g_fx->res.answer = NULL; /* as sweeps wrote before /answer existed */
     if (rc == 0 &&
         sax_results_write(MPI_COMM_SELF, g_none, &g_fx->res, NULL, 0, NULL, 0, true, &err) != SAX_OK)
         rc = 1;

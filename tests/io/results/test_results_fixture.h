@@ -23,6 +23,15 @@ typedef struct {
     int32_t bpv_key[FX_SCENARIOS * 5], bpv_value[FX_SCENARIOS * 5];
     sax_record_t baseline_best[FX_SCENARIOS * 2];
     sax_results_t res;
+    /* the answer beyond the bests (fx_answer) */
+    sax_results_answer_t answer;
+    sax_results_ties_t ties[FX_SCENARIOS];
+    sax_results_lossless_t lossless[FX_SCENARIOS];
+    sax_results_oblivious_t oblivious[FX_SCENARIOS];
+    sax_results_attribution_t attribution[FX_SCENARIOS * 2];
+    double regret[FX_SCENARIOS];
+    sax_record_t near[2];
+    double near_worst[2];
 } fx_t;
 
 /* Row i of the sweep (0 <= i < FX_ROWS): index 3*(i % FX_PER_SCENARIO), scenario i / FX_PER_SCENARIO,
@@ -31,5 +40,14 @@ typedef struct {
  * cross_site_bytes = 1e9 * (j % 7); infeasible (memory) when j % 10 == 9; j = i % FX_PER_SCENARIO. */
 void fx_record(const fx_t *fx, int64_t i, sax_record_t *rec);
 void fx_init(fx_t *fx, sax_store_t store);
+/* A hand-made /answer (values in test_results_fixture.c), with or without the oblivious pick, set as
+ * fx->res.answer. Scenario 0: 2 tied candidates differing in tp and pp, the simplest = top[1]; the
+ * best lossy (fp8) with the bpv row of tp = 2 as best lossless; production's speedup split as
+ * placement 1.5, scheduling 0.8, network t(production) / t(best) / 1.2 (6 orders); tp1's not split;
+ * the oblivious pick = tp1's best, predicted 0.9 s. Scenario 1: no tie, lossless best; both
+ * attributions valid over 4 orders (placement 2, scheduling 1, network speedup / 2); the oblivious
+ * pick invalid ("tp_domain"), predicted 1.9 s. Robust: rows[5], regret 0.1 and 0.25, exact, 7
+ * candidates, bound 0.3, 2 within 5 % (rows[0] 0.01, rows[1] 0.02). */
+void fx_answer(fx_t *fx, bool oblivious);
 
 #endif

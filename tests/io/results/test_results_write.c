@@ -84,6 +84,50 @@ static void assert_record_equal(const sax_record_t *want, const sax_record_t *go
 
 /* ---- what the file holds ------------------------------------------------------------------------ */
 
+/* What the fixture's answer says, as read back (records by their index, scenario and time). */
+static void assert_answer_equal(const sax_results_answer_t *want, const sax_results_data_t *d)
+{
+    const sax_results_answer_t *got = d->res.answer;
+    assert_non_null(got);
+    for (int s = 0; s < FX_SCENARIOS; s++) {
+        assert_int_equal(got->ties[s].count, want->ties[s].count);
+        assert_int_equal(got->ties[s].at_least, want->ties[s].at_least);
+        assert_int_equal(got->ties[s].differ, want->ties[s].differ);
+        assert_record_equal(&want->ties[s].simplest, &got->ties[s].simplest);
+        assert_int_equal(got->lossless[s].lossy, want->lossless[s].lossy);
+        assert_int_equal(got->lossless[s].noop, want->lossless[s].noop);
+        assert_record_equal(&want->lossless[s].lossless, &got->lossless[s].lossless);
+        if (want->oblivious) {
+            assert_non_null(got->oblivious);
+            assert_int_equal(got->oblivious[s].found, want->oblivious[s].found);
+            assert_true(got->oblivious[s].merged_time_s == want->oblivious[s].merged_time_s);
+            assert_string_equal(got->oblivious[s].invalid, want->oblivious[s].invalid);
+            assert_record_equal(&want->oblivious[s].real, &got->oblivious[s].real);
+        }
+        for (int b = 0; b < 2; b++) {
+            const sax_results_attribution_t *x = &want->attribution[s * 2 + b],
+                                            *y = &got->attribution[s * 2 + b];
+            assert_int_equal(y->valid, x->valid);
+            if (!x->valid)
+                continue;
+            assert_int_equal(y->orders, x->orders);
+            for (int g = 0; g < SAX_RESULTS_FACTOR_COUNT; g++)
+                assert_true(y->factor[g] == x->factor[g]);
+        }
+        assert_true(got->robust.regret[s] == want->robust.regret[s]);
+    }
+    assert_true(got->robust.found && got->robust.exact);
+    assert_true(got->robust.worst_regret == 0.25 && got->robust.bound == 0.3);
+    assert_int_equal(got->robust.candidates, 7);
+    assert_record_equal(&want->robust.pick, &got->robust.pick);
+    assert_int_equal(got->robust.n_near, 2);
+    assert_int_equal(got->robust.n_near_kept, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_record_equal(&want->robust.near[i], &got->robust.near[i]);
+        assert_true(got->robust.near_worst[i] == want->robust.near_worst[i]);
+    }
+}
+
 static void test_roundtrip(void **state)
 {
     (void)state;
@@ -196,8 +240,40 @@ static void test_roundtrip(void **state)
     }
     for (int i = 0; i < FX_SCENARIOS * 2; i++)
         assert_record_equal(&fx->baseline_best[i], &d.baseline_best[i]);
+    assert_answer_equal(&fx->answer, &d);
     sax_results_data_fini(&d);
     fx->res.ranks = 1;
+}
+
+/* /answer: a file without it (as older sweeps wrote), and one without the oblivious pick
+ * (--no-oblivious), both read back. */
+static void test_answer_optional(void **state)
+{
+    (void)state;
+    fx_t *fx = g_fx;
+    char none[600], no_oblivious[600];
+    fresh_pair(none, no_oblivious, sizeof none, "no-answer", "no-oblivious");
+    sax_results_t res = fx->res;
+    sax_results_answer_t ans = fx->answer;
+    ans.oblivious = NULL;
+    sax_error_t err = {{0}};
+    res.answer = NULL;
+    assert_int_equal(sax_results_write(MPI_COMM_WORLD, none, &res, NULL, 0, NULL, 0, true, &err), SAX_OK);
+    res.answer = &ans;
+    assert_int_equal(sax_results_write(MPI_COMM_WORLD, no_oblivious, &res, NULL, 0, NULL, 0, true, &err),
+                     SAX_OK);
+    if (g_rank != 0)
+        return;
+    sax_results_data_t d;
+    assert_int_equal(sax_results_read(none, false, &d, &err), SAX_OK);
+    assert_null(d.res.answer);
+    assert_int_equal(d.res.n_scenarios, FX_SCENARIOS);
+    sax_results_data_fini(&d);
+    assert_int_equal(sax_results_read(no_oblivious, false, &d, &err), SAX_OK);
+    assert_non_null(d.res.answer);
+    assert_null(d.res.answer->oblivious);
+    assert_answer_equal(&ans, &d);
+    sax_results_data_fini(&d);
 }
 
 /* ---- identical bytes whatever the number of ranks --------------------------------------------- */
@@ -474,13 +550,12 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     g_fx = malloc(sizeof *g_fx);
     fx_init(g_fx, SAX_STORE_ALL);
+    fx_answer(g_fx, true);
 
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_identical_across_ranks),
-        cmocka_unit_test(test_accumulator_identical),
-        cmocka_unit_test(test_no_overwrite),
-        cmocka_unit_test(test_interleaved_runs_refused),
+        cmocka_unit_test(test_roundtrip),          cmocka_unit_test(test_identical_across_ranks),
+        cmocka_unit_test(test_answer_optional),    cmocka_unit_test(test_accumulator_identical),
+        cmocka_unit_test(test_no_overwrite),       cmocka_unit_test(test_interleaved_runs_refused),
         cmocka_unit_test(test_size_limit_refused),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL), any = 0;
