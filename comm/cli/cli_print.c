@@ -3,28 +3,6 @@
 
 #include <math.h>
 
-void cli_print_json_string(FILE *f, const char *text)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-void cli_print_json_number(FILE *f, double x)
-{
-    if (isfinite(x))
-        fprintf(f, "%.17g", x);
-    else
-        fputs("null", f);
-}
-
 void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
 {
     fprintf(
