@@ -1,5 +1,6 @@
 /* cli_print.c - candidates and results as text and as the contract's JSON objects. */
 #include "cli_print.h"
+#include "sax_results.h"
 
 #include <math.h>
 
@@ -257,14 +258,8 @@ void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn)
 
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c)
 {
-    fprintf(f, "tp=%d cp=%d ep=%d pp=%d dp=%d vpp=%d mb=%d %s recompute=%s sp=%s zero=%d order=", c->tp,
-            c->cp, c->ep, c->pp, c->dp, c->vpp, c->micro_batch, sax_schedule_names[c->schedule],
-            sax_recompute_names[c->recompute], c->sequence_parallel ? "on" : "off", c->zero);
-    for (int i = 0; i < c->n_order; i++)
-        fprintf(f, "%s%s", i ? "," : "", sax_dim_names[c->order[i]]);
-    fprintf(f, " split=%s %s x%d %s compress=%s%s", sax_layer_split_names[c->layer_split],
-            sax_transport_names[c->transport], c->connections, sax_algorithm_names[c->algorithm],
-            sax_compression_names[c->compression], c->compression != SAX_COMPRESSION_NONE ? " (lossy)" : "");
+    char line[SAX_RESULTS_LINE_LEN];
+    fputs(sax_results_candidate_line(c, line, sizeof line), f);
 }
 
 void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *r)

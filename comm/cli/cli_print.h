@@ -21,7 +21,8 @@ void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r,
                          int n_bn, const sax_candidate_t *job);
 /* One line per phase that takes time: "exposed dp 12.7 s: limited by the transport window (...)". */
 void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn);
-/* One line: "tp=8 pp=16 dp=8 ... order=tp,cp,pp,dp transport=roce ..." */
+/* One line, the same in every command: "tp=8 pp=16 dp=8 ... order=tp-cp-pp-dp ... transport=roce ..."
+ * (sax_results_candidate_line). */
 void cli_print_candidate_line(FILE *f, const sax_candidate_t *c);
 /* A readable table of the result with its breakdown. */
 void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *r);

@@ -14,11 +14,9 @@
 
 static void config_line(FILE *out, const sax_space_desc_t *sp, const sax_record_t *r)
 {
-    for (int k = 0; k < SAX_KEY_COUNT; k++) {
-        char v[64];
-        sax_results_key_value_str(sp, &r->candidate, (sax_key_t)k, v, sizeof v);
-        fprintf(out, "%s%s=%s", k ? " " : "", sax_key_names[k], v);
-    }
+    char line[SAX_RESULTS_LINE_LEN];
+    (void)sp;
+    fputs(sax_results_candidate_line(&r->candidate, line, sizeof line), out);
 }
 
 static void human(double x, const char *unit, char *buf, size_t len)
@@ -197,12 +195,14 @@ static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
     }
     const sax_result_t *r = &best->result;
     human(r->cross_site_bytes_per_iteration, "B", a, sizeof a);
-    human(r->memory_per_gpu_bytes, "B", b, sizeof b);
+    snprintf(b, sizeof b, "%.1f GiB",
+             r->memory_per_gpu_bytes / 1073741824.0); /* as sweep and eval print it */
     human(r->tokens_per_s, "", c, sizeof c);
-    fprintf(out,
-            "  best: %.4g s per iteration, %s tokens/s, MFU %.3f, cross-site %s per iteration, %s per GPU, "
-            "%d GPUs (candidate %lld)\n",
-            r->iteration_time_s, c, r->mfu, a, b, r->gpus_used, (long long)best->index);
+    fprintf(
+        out,
+        "  best: %.4g s per iteration, %s tokens/s, MFU %.1f %%, cross-site %s per iteration, %s per GPU, "
+        "%d GPUs (candidate %lld)\n",
+        r->iteration_time_s, c, 100.0 * r->mfu, a, b, r->gpus_used, (long long)best->index);
     fprintf(out, "    ");
     config_line(out, &d->space, best);
     fprintf(out, "\n    breakdown:");

@@ -81,6 +81,24 @@ char *sax_results_key_value_str(const sax_space_desc_t *space, const sax_candida
     return buf;
 }
 
+char *sax_results_candidate_line(const sax_candidate_t *c, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len > 0)
+        buf[0] = '\0';
+    for (int k = 0; k < SAX_KEY_COUNT && used + 1 < len; k++) {
+        char v[64];
+        sax_results_key_value_str(NULL, c, (sax_key_t)k, v, sizeof v);
+        int n =
+            snprintf(buf + used, len - used, "%s%s=%s%s", k ? " " : "", sax_key_names[k], v,
+                     k == SAX_KEY_COMPRESSION && c->compression != SAX_COMPRESSION_NONE ? " (lossy)" : "");
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
 /* Index of the candidate's order among the space's orders, or -1. */
 static int32_t order_index(const sax_space_desc_t *space, const sax_candidate_t *c)
 {

@@ -212,6 +212,12 @@ sax_status_t sax_results_rows_scenario(sax_results_file_t *f, int s, int64_t *fi
 sax_status_t sax_results_rows_read(sax_results_file_t *f, int64_t first, int64_t n, int64_t stride,
                                    sax_record_t *out, sax_error_t *err);
 
+/* A candidate on one line, every key as the configuration names it, in the configuration's order
+ * ("tp=8 pp=16 dp=32 ... order=tp-cp-dp-pp ... compression=fp8 (lossy)"): the one line sweep, eval and
+ * report print. */
+#define SAX_RESULTS_LINE_LEN 512
+char *sax_results_candidate_line(const sax_candidate_t *c, char *buf, size_t len);
+
 /* Name of a candidate's value of key `k` as it appears in files and reports ("1f1b", "8",
  * "tp-cp-pp-dp"); `space` resolves `order`. Writes at most `len` bytes to `buf`, returns buf. */
 char *sax_results_key_value_str(const sax_space_desc_t *space, const sax_candidate_t *c, sax_key_t k,
