@@ -22,7 +22,6 @@
 
 enum { TRACK_EVENTS, TRACK_TP, TRACK_CP, TRACK_EP, TRACK_DP, TRACK_OPT, TRACKS_PER_STAGE };
 enum { PID_STAGES = 1, PID_BOUNDARIES = 2, PID_LINK0 = 10 };
-#define MAX_LANES 100 /* overlapping slices of one kind spread over this many tracks at most */
 
 typedef struct {
     double t0, t1;
@@ -98,19 +97,24 @@ static void slice(out_t *o, const char *name, const char *cat, int pid, int tid,
 
 /* Overlapping slices of one kind in lanes: the first lane free at t0 (a new one if none is). */
 typedef struct {
-    double end[MAX_LANES];
-    int n;
+    double *end;
+    long n, cap;
 } lanes_t;
 
-static int lane_for(lanes_t *ln, double t0, double t1)
+static long lane_for(out_t *o, lanes_t *ln, double t0, double t1)
 {
-    int i = 0;
+    long i = 0;
     while (i < ln->n && ln->end[i] > t0)
         i++;
-    if (i == MAX_LANES)
-        i = MAX_LANES - 1; /* never reached by the model's pipelines; overlap rather than drop */
-    if (i == ln->n)
+    if (i == ln->n) {
+        double *e = grow(ln->end, &ln->cap, ln->n + 1, sizeof *e);
+        if (e == NULL) {
+            o->nomem = true;
+            return 0;
+        }
+        ln->end = e;
         ln->n++;
+    }
     ln->end[i] = t1;
     return i;
 }
@@ -124,7 +128,7 @@ static int by_start(const void *a, const void *b)
 /* Lays `busy_s` of a link's time over the sorted spans where its traffic class is active, in
  * proportion to their lengths, on lanes that each hold at most `end_s`: each slice starts where its
  * span starts or where the previous one ends, and slices pushed past end_s are pulled back. */
-static void link_slices(out_t *o, int pid, int tid0, const char *cls, spans_t *sp, double busy_s,
+static void link_slices(out_t *o, int pid, int k_class, const char *cls, spans_t *sp, double busy_s,
                         double end_s)
 {
     if (!(busy_s > 0.0))
@@ -161,7 +165,8 @@ static void link_slices(out_t *o, int pid, int tid0, const char *cls, spans_t *s
             next = st[i];
         }
         snprintf(name, sizeof name, "%s%s%.0d", cls, lanes > 1 ? " lane " : "", lanes > 1 ? k + 1 : 0);
-        track(o, pid, tid0 + k, name);
+        const int tid = k * SAX_DIM_COUNT + k_class;
+        track(o, pid, tid, name);
         /* contiguous slices merged; each written length carries the rounding of the ones before */
         double run0 = st[0], run_d = 0.0, target = 0.0, written = 0.0;
         for (long i = 0; i < n; i++) {
@@ -171,7 +176,7 @@ static void link_slices(out_t *o, int pid, int tid0, const char *cls, spans_t *s
                 target += run_d;
                 double len = round(target * 1e12) / 1e12 - written;
                 snprintf(args, sizeof args, "\"busy_s\": %.9g", len);
-                slice(o, cls, "link", pid, tid0 + k, run0, len, args);
+                slice(o, cls, "link", pid, tid, run0, len, args);
                 written += len;
                 run_d = 0.0;
             }
@@ -182,7 +187,7 @@ static void link_slices(out_t *o, int pid, int tid0, const char *cls, spans_t *s
         target += run_d;
         double len = round(target * 1e12) / 1e12 - written;
         snprintf(args, sizeof args, "\"busy_s\": %.9g", len);
-        slice(o, cls, "link", pid, tid0 + k, run0, len, args);
+        slice(o, cls, "link", pid, tid, run0, len, args);
     }
     free(st);
 }
@@ -232,9 +237,10 @@ static void transfer(out_t *o, lanes_t *ln, spans_t *bsp, int p, int b, bool up,
 {
     char tname[80];
     lanes_t *l = &ln[2 * b + !up];
-    int before = l->n, lane = lane_for(l, t0, t1), tid = (2 * b + !up) * MAX_LANES + lane;
+    long before = l->n, lane = lane_for(o, l, t0, t1);
+    int tid = (int)(lane * 2 * p + 2 * b + !up); /* lanes of one track after all first lanes */
     if (l->n > before) {
-        snprintf(tname, sizeof tname, "boundary %d%s%d%s%.0d", up ? b : (b + 1) % p, "->",
+        snprintf(tname, sizeof tname, "boundary %d%s%d%s%.0ld", up ? b : (b + 1) % p, "->",
                  up ? (b + 1) % p : b, lane > 0 ? " lane " : "", lane > 0 ? lane + 1 : 0);
         track(o, PID_BOUNDARIES, tid, tname);
     }
@@ -391,8 +397,7 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
             if (!(bytes > 0.0) || !(dir_sum[dir] > 0.0))
                 continue;
             spans_t *where = k == SAX_DIM_PP ? &pps : k == SAX_DIM_DP && c->zero < 3 ? &dp : &fb;
-            link_slices(&o, pid, k * MAX_LANES, class_names[k], where, busy * bytes / dir_sum[dir],
-                        r.iteration_time_s);
+            link_slices(&o, pid, k, class_names[k], where, busy * bytes / dir_sum[dir], r.iteration_time_s);
         }
         free(pps.v);
     }
@@ -442,6 +447,8 @@ done:
     free(fb.v);
     free(dp.v);
     free(o.tracks);
+    for (int b = 0; ln != NULL && b < 2 * np; b++)
+        free(ln[b].end);
     free(ln);
     free(ev);
     free(d);
