@@ -9,12 +9,13 @@
 #include <string.h>
 
 typedef struct {
-    double f, b, w;              /* per micro-batch, one chunk: forward, input grad, weight grad */
-    double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
-    double params;               /* parameters held per GPU (before ZeRO sharding) */
-    double expert_params;        /* of which routed experts (replicated over cp x dp / ep only) */
-    double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
-    double peak_flops;           /* of this stage's GPU */
+    double f, b, w;                /* per micro-batch, one chunk: forward, input grad, weight grad */
+    double comp, tp, cp, ep, z3;   /* per micro-batch, whole stage: where f + b + w went */
+    double tp_f, cp_f, ep_f, z3_f; /* of tp, cp, ep, z3: the part inside the forward pass */
+    double params;                 /* parameters held per GPU (before ZeRO sharding) */
+    double expert_params;          /* of which routed experts (replicated over cp x dp / ep only) */
+    double act, act_peak_layer;    /* activation bytes per micro-batch kept; one layer's working set */
+    double peak_flops;             /* of this stage's GPU */
     const sax_gpu_t *gpu;
     int layers;
 } stage_t;
@@ -373,6 +374,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->cp += cp_f + cp_b;
     st->ep += ep_f + ep_b;
     st->z3 += z3;
+    st->tp_f += tp_f;
+    st->cp_f += cp_f;
+    st->ep_f += ep_f;
+    st->z3_f += z3_f;
     st->params += lc->params;
     st->expert_params += lc->expert_params;
     double a = c->recompute == SAX_RECOMPUTE_NONE        ? lc->act_bytes
@@ -402,8 +407,39 @@ sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate
     return sax_model_eval_detail(p, c, scratch, r, pl_out, NULL);
 }
 
+static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                             sax_result_t *r, sax_pipeline_t *pl_out, sax_eval_detail_t *detail,
+                             sax_iteration_detail_t *trace);
+
 sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                                    sax_result_t *r, sax_pipeline_t *pl_out, sax_eval_detail_t *detail)
+{
+    return eval_all(p, c, scratch, r, pl_out, detail, NULL);
+}
+
+sax_status_t sax_model_eval_trace(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                                  sax_result_t *r, sax_pipeline_t *pl, sax_iteration_detail_t *d)
+{
+    if (d != NULL)
+        memset(d, 0, sizeof *d);
+    return eval_all(p, c, scratch, r, pl, NULL, d);
+}
+
+/* What the trace draws of one link: each traffic class's bytes (trace may be NULL). */
+static void trace_class(sax_iteration_detail_t *trace, sax_dim_t d, const sax_traffic_t *t, double k,
+                        int n_links)
+{
+    if (trace == NULL)
+        return;
+    for (int l = 0; l < n_links; l++) {
+        trace->link_class_bytes[l][d][0] += k * t->link_bytes[l][0];
+        trace->link_class_bytes[l][d][1] += k * t->link_bytes[l][1];
+    }
+}
+
+static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                             sax_result_t *r, sax_pipeline_t *pl_out, sax_eval_detail_t *detail,
+                             sax_iteration_detail_t *trace)
 {
     memset(r, 0, sizeof *r);
     if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->cp < 1 || c->ep < 1 || c->vpp < 1 || c->micro_batch < 1 ||
@@ -539,6 +575,10 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
         st[s].cp = n_dense * one.cp;
         st[s].ep = n_dense * one.ep;
         st[s].z3 = n_dense * one.z3;
+        st[s].tp_f = n_dense * one.tp_f;
+        st[s].cp_f = n_dense * one.cp_f;
+        st[s].ep_f = n_dense * one.ep_f;
+        st[s].z3_f = n_dense * one.z3_f;
         st[s].params = n_dense * one.params;
         st[s].expert_params = n_dense * one.expert_params;
         st[s].act = n_dense * one.act;
@@ -555,6 +595,10 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
             st[s].cp += k * many.cp;
             st[s].ep += k * many.ep;
             st[s].z3 += k * many.z3;
+            st[s].tp_f += k * many.tp_f;
+            st[s].cp_f += k * many.cp_f;
+            st[s].ep_f += k * many.ep_f;
+            st[s].z3_f += k * many.z3_f;
             st[s].params += k * many.params;
             st[s].expert_params += k * many.expert_params;
             st[s].act += k * many.act;
@@ -645,6 +689,8 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
                 collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
                 collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
             exposed = fmax(0.0, t - eff * (pl.b_s[s] + pl.w_s[s]));
+            if (trace != NULL)
+                trace->dp_s[s] = t;
         } else if (c->zero <= 2) {
             double trs =
                 collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
@@ -654,12 +700,18 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
                          collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
                                     ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &tr);
             exposed = fmax(0.0, trs - eff * (pl.b_s[s] + pl.w_s[s])) + fmax(0.0, tag - eff * pl.f_s[s]);
+            if (trace != NULL)
+                trace->dp_s[s] = trs + tag;
         }
         traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
         /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
         opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
         end[s] = finish[s] + exposed;
+        if (trace != NULL) {
+            trace->dp_exposed_s[s] = exposed;
+            trace->opt_s[s] = opt[s];
+        }
         if (end[s] + opt[s] > t_iter) {
             t_iter = end[s] + opt[s];
             crit = s;
@@ -719,12 +771,20 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
     traffic_zero(&all, cl->n_links);
     double per_layer = (double)m * md->layers / pp,
            moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
-    traffic_add(&all, &lcm.tr_tp, per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), cl->n_links);
-    traffic_add(&all, &lcm.tr_cp, per_layer * 3.0, cl->n_links);
+    const double k_tp = per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), k_cp = per_layer * 3.0,
+                 k_ep = moe_layers * 4.0;
+    traffic_add(&all, &lcm.tr_tp, k_tp, cl->n_links);
+    traffic_add(&all, &lcm.tr_cp, k_cp, cl->n_links);
     if (md->experts > 0)
-        traffic_add(&all, &lcm.tr_ep, moe_layers * 4.0, cl->n_links);
+        traffic_add(&all, &lcm.tr_ep, k_ep, cl->n_links);
     traffic_add(&all, &tr_pp, 1.0, cl->n_links);
     traffic_add(&all, &tr_dp, 1.0, cl->n_links);
+    trace_class(trace, SAX_DIM_TP, &lcm.tr_tp, k_tp, cl->n_links);
+    trace_class(trace, SAX_DIM_CP, &lcm.tr_cp, k_cp, cl->n_links);
+    if (md->experts > 0)
+        trace_class(trace, SAX_DIM_EP, &lcm.tr_ep, k_ep, cl->n_links);
+    trace_class(trace, SAX_DIM_PP, &tr_pp, 1.0, cl->n_links);
+    trace_class(trace, SAX_DIM_DP, &tr_dp, 1.0, cl->n_links);
     r->cross_site_bytes_per_iteration = all.xsite_bytes;
     for (int l = 0; l < cl->n_links; l++) { /* the busier direction */
         r->link_bytes[l] = (float)(all.link_bytes[l][0] + all.link_bytes[l][1]);
@@ -740,6 +800,31 @@ sax_status_t sax_model_eval_detail(const sax_problem_t *p, const sax_candidate_t
     r->feasible = true;
     if (pl_out != NULL)
         *pl_out = pl;
+    if (trace != NULL) {
+        trace->crit = crit;
+        trace->makespan_s = makespan;
+        for (int s = 0; s < pp; s++) {
+            trace->finish_s[s] = finish[s];
+            const double fwd[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp_f,
+                                               [SAX_DIM_CP] = st[s].cp_f,
+                                               [SAX_DIM_EP] = st[s].ep_f,
+                                               [SAX_DIM_DP] = st[s].z3_f};
+            const double all_s[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp,
+                                                 [SAX_DIM_CP] = st[s].cp,
+                                                 [SAX_DIM_EP] = st[s].ep,
+                                                 [SAX_DIM_DP] = st[s].z3};
+            for (int d = 0; d < SAX_DIM_COUNT; d++) {
+                trace->fwd_comm_s[s][d] = fwd[d] / v;
+                trace->bwd_comm_s[s][d] = (all_s[d] - fwd[d]) / v;
+            }
+            int a, b, links[SAX_MAX_LINKS], dirs[SAX_MAX_LINKS];
+            if (pp > 1 && s < boundaries) {
+                sax_layout_stage_level(cl, &lay, s, &a, &b);
+                for (int h = a != b ? sax_site_route(cl, a, b, links, dirs) : 0; h > 0; h--)
+                    trace->boundary_links[s] |= 1u << links[h - 1];
+            }
+        }
+    }
     if (detail != NULL) {
         *detail = (sax_eval_detail_t){.crit = crit,
                                       .layers = cs->layers,

@@ -385,6 +385,29 @@ double sax_pipeline_closed_form(const sax_pipeline_t *pl);
 sax_status_t sax_model_eval_pipeline(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                                      sax_result_t *r, sax_pipeline_t *pl);
 
+/* How the model composes one iteration beyond the pipeline's events, for `sax eval --trace`
+ * (docs/cost-model.md, "The iteration as a trace"). Per stage s, as eval.c times it. */
+typedef struct {
+    int crit;                                /* the stage that ends the iteration */
+    double makespan_s;                       /* the pipeline's, as the model times it */
+    double finish_s[SAX_SIM_MAX_STAGES];     /* its last pipeline event ends */
+    double dp_s[SAX_SIM_MAX_STAGES];         /* its DP synchronisation after the last backward, whole */
+    double dp_exposed_s[SAX_SIM_MAX_STAGES]; /* of which exposed: from finish_s on */
+    double opt_s[SAX_SIM_MAX_STAGES];        /* its optimizer step, after the exposed DP */
+    double fwd_comm_s[SAX_SIM_MAX_STAGES][SAX_DIM_COUNT]; /* exposed TP, CP, EP and DP (ZeRO-3) time inside
+                                                             one forward event (one micro-batch, one chunk) */
+    double bwd_comm_s[SAX_SIM_MAX_STAGES][SAX_DIM_COUNT]; /* the same inside one backward event */
+    uint32_t boundary_links[SAX_SIM_MAX_STAGES];          /* bit l: a transfer over boundary s -> s+1
+                                                             crosses site link l */
+    double link_class_bytes[SAX_MAX_LINKS][SAX_DIM_COUNT][2]; /* per iteration, per traffic class and
+                                                                 direction (0: a -> b); they sum to the
+                                                                 result's link_bytes */
+} sax_iteration_detail_t;
+
+/* sax_model_eval_pipeline that also fills `d` for a feasible candidate. Off the evaluation path. */
+sax_status_t sax_model_eval_trace(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                                  sax_result_t *r, sax_pipeline_t *pl, sax_iteration_detail_t *d);
+
 /* ---- output columns: one list feeds JSON keys, CSV headers and the HDF5 compound types -------- */
 
 /* X(field of sax_result_t, unit, description) */

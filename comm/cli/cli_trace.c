@@ -1,35 +1,251 @@
-/* cli_trace.c - `sax eval --trace`: the simulated iteration as Chrome trace-event JSON.
+/* cli_trace.c - `sax eval --trace`: the whole iteration as Chrome trace-event JSON.
  *
- * Format: the Trace Event Format's "complete" events (ph "X", microseconds) and thread-name
- * metadata, which Perfetto (ui.perfetto.dev) and chrome://tracing open. Process 1 holds one track
- * per pipeline stage (forward F, input-gradient B and weight-gradient W events of each micro-batch
- * and chunk); process 2 one track per stage boundary with every activation and gradient transfer.
+ * Format: the Trace Event Format's "complete" events (ph "X", microseconds) and process_name /
+ * thread_name metadata for every track, which Perfetto (ui.perfetto.dev) and chrome://tracing open.
+ * Process 1 holds six tracks per pipeline stage: its events (forward F, input-gradient B and
+ * weight-gradient W of each micro-batch and chunk), the exposed TP, CP and EP time inside them, its
+ * DP traffic (ZeRO-3's exposed gathers inside the events, the synchronisation after the last backward:
+ * the part hidden behind it and the exposed tail) and its optimizer step. Process 2 holds each stage
+ * boundary's transfers, one track per direction (more lanes where transfers overlap). Process 10 + l
+ * holds site link l: per traffic class, its busy time at capacity over the iteration. Slices on one
+ * track never overlap; the last ends at the model's iteration time. docs/cost-model.md, "The
+ * iteration as a trace", states what is exact and what is laid out.
  * The file is written to a temporary name and renamed, so a failed write leaves nothing behind. */
 #include "cli_print.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static void event(FILE *f, bool *first, const char *name, const char *cat, int pid, int tid, double t0_s,
-                  double t1_s, int micro, int chunk)
+enum { TRACK_EVENTS, TRACK_TP, TRACK_CP, TRACK_EP, TRACK_DP, TRACK_OPT, TRACKS_PER_STAGE };
+enum { PID_STAGES = 1, PID_BOUNDARIES = 2, PID_LINK0 = 10 };
+
+typedef struct {
+    double t0, t1;
+} span_t;
+
+typedef struct {
+    span_t *v;
+    long n, cap;
+} spans_t;
+
+typedef struct {
+    int pid, tid;
+    char name[80];
+} track_t;
+
+typedef struct {
+    FILE *f;
+    bool first;
+    track_t *tracks;
+    long n_tracks, cap_tracks;
+    bool nomem;
+} out_t;
+
+static void *grow(void *p, long *cap, long need, size_t size)
 {
-    fprintf(f,
-            "%s\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
-            "\"dur\": %.3f, \"args\": {\"micro_batch\": %d, \"chunk\": %d}}",
-            *first ? "" : ",", name, cat, pid, tid, t0_s * 1e6, (t1_s - t0_s) * 1e6, micro, chunk);
-    *first = false;
+    if (need <= *cap)
+        return p;
+    long c = *cap > 0 ? *cap * 2 : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(p, (size_t)c * size);
+    if (q != NULL)
+        *cap = c;
+    return q;
 }
 
-static void track_name(FILE *f, bool *first, int pid, int tid, const char *name)
+static void spans_add(out_t *o, spans_t *s, double t0, double t1)
 {
-    fprintf(
-        f,
-        "%s\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}",
-        *first ? "" : ",", pid, tid, name);
-    *first = false;
+    span_t *v = grow(s->v, &s->cap, s->n + 1, sizeof *v);
+    if (v == NULL) {
+        o->nomem = true;
+        return;
+    }
+    s->v = v;
+    s->v[s->n++] = (span_t){t0, t1};
+}
+
+static void track(out_t *o, int pid, int tid, const char *name)
+{
+    track_t *t = grow(o->tracks, &o->cap_tracks, o->n_tracks + 1, sizeof *t);
+    if (t == NULL) {
+        o->nomem = true;
+        return;
+    }
+    o->tracks = t;
+    t = &o->tracks[o->n_tracks++];
+    t->pid = pid;
+    t->tid = tid;
+    snprintf(t->name, sizeof t->name, "%s", name);
+}
+
+/* One complete event; times in seconds, written in microseconds to the picosecond. */
+static void slice(out_t *o, const char *name, const char *cat, int pid, int tid, double t0_s, double dur_s,
+                  const char *args)
+{
+    if (!(dur_s > 0.0))
+        return;
+    fprintf(o->f, "%s\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, ",
+            o->first ? "" : ",", name, cat, pid, tid);
+    fprintf(o->f, "\"ts\": %.6f, \"dur\": %.6f, \"args\": {%s}}", t0_s * 1e6, dur_s * 1e6, args);
+    o->first = false;
+}
+
+/* Overlapping slices of one kind in lanes: the first lane free at t0 (a new one if none is). */
+typedef struct {
+    double *end;
+    long n, cap;
+} lanes_t;
+
+static long lane_for(out_t *o, lanes_t *ln, double t0, double t1)
+{
+    long i = 0;
+    while (i < ln->n && ln->end[i] > t0)
+        i++;
+    if (i == ln->n) {
+        double *e = grow(ln->end, &ln->cap, ln->n + 1, sizeof *e);
+        if (e == NULL) {
+            o->nomem = true;
+            return 0;
+        }
+        ln->end = e;
+        ln->n++;
+    }
+    ln->end[i] = t1;
+    return i;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const span_t *x = a, *y = b;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* Lays `busy_s` of a link's time over the sorted spans where its traffic class is active, in
+ * proportion to their lengths, on lanes that each hold at most `end_s`: each slice starts where its
+ * span starts or where the previous one ends, and slices pushed past end_s are pulled back. */
+static void link_slices(out_t *o, int pid, int k_class, const char *cls, spans_t *sp, double busy_s,
+                        double end_s)
+{
+    if (!(busy_s > 0.0))
+        return;
+    double total = 0.0;
+    for (long i = 0; i < sp->n; i++)
+        total += sp->v[i].t1 - sp->v[i].t0;
+    span_t whole = {0.0, end_s};
+    span_t *v = total > 0.0 ? sp->v : &whole;
+    long n = total > 0.0 ? sp->n : 1;
+    if (!(total > 0.0))
+        total = end_s;
+    int lanes = (int)ceil(busy_s / end_s * (1.0 - 1e-12));
+    lanes = lanes < 1 ? 1 : lanes;
+    double *st = malloc(sizeof *st * (size_t)n);
+    if (st == NULL) {
+        o->nomem = true;
+        return;
+    }
+    double share = busy_s / lanes;
+    char name[80], args[96];
+    for (int k = 0; k < lanes; k++) {
+        double prev = 0.0;
+        for (long i = 0; i < n; i++) {
+            double d = share * (v[i].t1 - v[i].t0) / total;
+            st[i] = fmax(v[i].t0, prev);
+            prev = st[i] + d;
+        }
+        double next = end_s;
+        for (long i = n - 1; i >= 0; i--) {
+            double d = share * (v[i].t1 - v[i].t0) / total;
+            if (st[i] + d > next)
+                st[i] = next - d;
+            next = st[i];
+        }
+        snprintf(name, sizeof name, "%s%s%.0d", cls, lanes > 1 ? " lane " : "", lanes > 1 ? k + 1 : 0);
+        const int tid = k * SAX_DIM_COUNT + k_class;
+        track(o, pid, tid, name);
+        /* contiguous slices merged; each written length carries the rounding of the ones before */
+        double run0 = st[0], run_d = 0.0, target = 0.0, written = 0.0;
+        for (long i = 0; i < n; i++) {
+            double d = share * (v[i].t1 - v[i].t0) / total;
+            bool joins = fabs(st[i] - (run0 + run_d)) <= 1e-12 * end_s;
+            if (!joins && run_d > 0.0) {
+                target += run_d;
+                double len = round(target * 1e12) / 1e12 - written;
+                snprintf(args, sizeof args, "\"busy_s\": %.9g", len);
+                slice(o, cls, "link", pid, tid, run0, len, args);
+                written += len;
+                run_d = 0.0;
+            }
+            if (!joins || run_d == 0.0)
+                run0 = st[i];
+            run_d += d;
+        }
+        target += run_d;
+        double len = round(target * 1e12) / 1e12 - written;
+        snprintf(args, sizeof args, "\"busy_s\": %.9g", len);
+        slice(o, cls, "link", pid, tid, run0, len, args);
+    }
+    free(st);
+}
+
+/* DualPipe is timed by its closed form (DeepSeek-V3 Table 2), so its events are laid out from its
+ * structure: stage s waits for the nearer end's first forward (min(s, p-1-s) forwards and transfers),
+ * then runs each micro-batch's F, B and W (the first half of the micro-batches enter at stage 0, the
+ * rest at stage p-1: chunk 0 and 1) with the rest of its idle time spread between them, so that it
+ * ends where the model's stage finishes. */
+static long dualpipe_events(const sax_pipeline_t *pl, const sax_iteration_detail_t *d, sax_event_t *ev)
+{
+    int p = pl->stages, m = pl->micro;
+    long n = 0;
+    for (int s = 0; s < p; s++) {
+        double busy = m * (pl->f_s[s] + pl->b_s[s] + pl->w_s[s]);
+        double idle = fmax(0.0, d->finish_s[s] - busy);
+        int near = s < p - 1 - s ? s : p - 1 - s;
+        double lead = fmin(idle, near * (pl->f_s[s] + pl->link_s[0]));
+        double gap = m > 1 ? (idle - lead) / (m - 1) : 0.0;
+        if (m == 1)
+            lead = idle;
+        double t = lead;
+        for (int j = 0; j < m; j++) {
+            const double dur[3] = {pl->f_s[s], pl->b_s[s], pl->w_s[s]};
+            for (int k = 0; k < 3; k++) {
+                ev[n] = (sax_event_t){.stage = s,
+                                      .micro = j,
+                                      .chunk = j < m / 2 ? 0 : 1,
+                                      .kind = "FBW"[k],
+                                      .start_s = t,
+                                      .end_s = t + dur[k]};
+                t += dur[k];
+                n++;
+            }
+            t += gap;
+        }
+    }
+    return n;
+}
+
+static const char *const class_names[SAX_DIM_COUNT] = {
+    [SAX_DIM_TP] = "tp", [SAX_DIM_CP] = "cp", [SAX_DIM_EP] = "ep", [SAX_DIM_PP] = "pp", [SAX_DIM_DP] = "dp"};
+
+/* A transfer over boundary b (b -> b+1 when `up`, else back) on its direction's lanes. */
+static void transfer(out_t *o, lanes_t *ln, spans_t *bsp, int p, int b, bool up, double t0, double t1,
+                     const char *name)
+{
+    char tname[80];
+    lanes_t *l = &ln[2 * b + !up];
+    long before = l->n, lane = lane_for(o, l, t0, t1);
+    int tid = (int)(lane * 2 * p + 2 * b + !up); /* lanes of one track after all first lanes */
+    if (l->n > before) {
+        snprintf(tname, sizeof tname, "boundary %d%s%d%s%.0ld", up ? b : (b + 1) % p, "->",
+                 up ? (b + 1) % p : b, lane > 0 ? " lane " : "", lane > 0 ? lane + 1 : 0);
+        track(o, PID_BOUNDARIES, tid, tname);
+    }
+    slice(o, name, "transfer", PID_BOUNDARIES, tid, t0, t1 - t0, "");
+    spans_add(o, &bsp[b], t0, t1);
 }
 
 int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidate_t *c,
@@ -37,68 +253,204 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
 {
     static sax_pipeline_t pl;
     sax_result_t r;
-    if (sax_model_eval_pipeline(p, c, scratch, &r, &pl) != SAX_OK || !r.feasible) {
+    sax_iteration_detail_t *d = malloc(sizeof *d);
+    if (d == NULL) {
+        fprintf(stderr, "sax eval: --trace: out of memory\n");
+        return 1;
+    }
+    if (sax_model_eval_trace(p, c, scratch, &r, &pl, d) != SAX_OK || !r.feasible) {
+        free(d);
         fprintf(stderr,
                 "sax eval: --trace: the configuration is infeasible; there is no iteration to trace\n");
         return 2;
     }
-    long cap = (long)pl.stages * pl.chunks * pl.micro * 3;
+    const int np = pl.stages;
+    const bool dualpipe = c->schedule == SAX_SCHEDULE_DUALPIPE;
+    long cap = (long)np * pl.chunks * pl.micro * 3;
     sax_event_t *ev = malloc(sizeof *ev * (size_t)cap);
-    sax_pipeline_result_t pr;
-    long n = ev != NULL ? sax_pipeline_simulate(&pl, scratch, &pr, ev, cap) : -1;
-    if (n < 0) {
-        free(ev);
-        fprintf(stderr, "sax eval: --trace: %s\n",
-                ev == NULL ? "out of memory" : "this schedule is timed by its closed form; no event trace");
-        return ev == NULL ? 1 : 2;
-    }
+    lanes_t *ln = calloc((size_t)np * 2, sizeof *ln);
+    spans_t *bsp = calloc((size_t)np, sizeof *bsp); /* per boundary: its transfers */
+    spans_t fb = {0}, dp = {0};                     /* F and B events; DP synchronisations */
+    out_t o = {.first = true};
+    FILE *f = NULL;
+    int rc = 1;
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        fprintf(stderr, "sax eval: cannot write %s: %s\n", tmp, strerror(errno));
-        free(ev);
-        return 1;
-    }
-    bool first = true;
-    fprintf(
-        f,
-        "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"iteration_time_s\": %.9g, \"schedule\": \"%s\"}, "
-        "\"traceEvents\": [",
-        r.iteration_time_s, sax_schedule_names[c->schedule]);
-    char name[64];
-    for (int s = 0; s < pl.stages; s++) {
-        snprintf(name, sizeof name, "stage %d", s);
-        track_name(f, &first, 1, s, name);
-        snprintf(name, sizeof name, "boundary %d-%d", s, (s + 1) % pl.stages);
-        track_name(f, &first, 2, s, name);
-    }
-    int vs_count = pl.stages * pl.chunks;
-    for (long i = 0; i < n && i < cap; i++) {
-        const sax_event_t *e = &ev[i];
-        const char *cat = e->kind == 'F' ? "forward" : e->kind == 'B' ? "backward" : "weight-gradient";
-        snprintf(name, sizeof name, "%c%d", e->kind, e->micro);
-        event(f, &first, name, cat, 1, e->stage, e->start_s, e->end_s, e->micro, e->chunk);
-        int vs = e->chunk * pl.stages + e->stage;
-        if (e->kind == 'F' && vs < vs_count - 1) { /* activations to the next virtual stage */
-            snprintf(name, sizeof name, "act %d", e->micro);
-            event(f, &first, name, "transfer", 2, e->stage, e->end_s, e->end_s + pl.link_s[e->stage],
-                  e->micro, e->chunk);
-        } else if (e->kind == 'B' && vs > 0) { /* gradients back to the previous one */
-            int prev = (e->stage + pl.stages - 1) % pl.stages;
-            snprintf(name, sizeof name, "grad %d", e->micro);
-            event(f, &first, name, "transfer", 2, prev, e->end_s, e->end_s + pl.link_s[prev], e->micro,
-                  e->chunk);
+    tmp[0] = '\0';
+    if (ev == NULL || ln == NULL || bsp == NULL)
+        goto nomem;
+    long n;
+    if (dualpipe) {
+        n = dualpipe_events(&pl, d, ev);
+    } else {
+        sax_pipeline_result_t pr;
+        n = sax_pipeline_simulate(&pl, scratch, &pr, ev, cap);
+        if (n < 0 || n > cap) {
+            fprintf(stderr, "sax eval: --trace: the pipeline could not be simulated\n");
+            rc = 2;
+            goto done;
         }
     }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (f == NULL) {
+        fprintf(stderr, "sax eval: cannot write %s: %s\n", tmp, strerror(errno));
+        tmp[0] = '\0';
+        goto done;
+    }
+    o.f = f;
+    fprintf(
+        f,
+        "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"iteration_time_s\": %.17g, \"pipeline_makespan_s\": "
+        "%.17g, \"schedule\": \"%s\", \"critical_stage\": %d, \"pipeline_events\": \"%s\"}, "
+        "\"traceEvents\": [",
+        r.iteration_time_s, d->makespan_s, sax_schedule_names[c->schedule], d->crit,
+        dualpipe ? "laid out from DualPipe's structure to its closed-form makespan (no simulation)"
+                 : "simulated");
+    char name[80];
+    static const char *const stage_track[TRACKS_PER_STAGE] = {"", "tp", "cp", "ep", "dp", "optimizer"};
+    for (int s = 0; s < np; s++)
+        for (int k = 0; k < TRACKS_PER_STAGE; k++) {
+            snprintf(name, sizeof name, "stage %d%s%s", s, k ? " " : "", stage_track[k]);
+            track(&o, PID_STAGES, s * TRACKS_PER_STAGE + k, name);
+        }
+    const bool split_w = c->schedule == SAX_SCHEDULE_ZB_H1 || dualpipe;
+    const int vs_count = np * pl.chunks;
+    char args[96];
+    for (long i = 0; i < n; i++) {
+        const sax_event_t *e = &ev[i];
+        const int s = e->stage, tid = s * TRACKS_PER_STAGE;
+        const char *cat = e->kind == 'F' ? "forward" : e->kind == 'B' ? "backward" : "weight-gradient";
+        snprintf(name, sizeof name, "%c%d", e->kind, e->micro);
+        snprintf(args, sizeof args, "\"micro_batch\": %d, \"chunk\": %d", e->micro, e->chunk);
+        slice(&o, name, cat, PID_STAGES, tid + TRACK_EVENTS, e->start_s, e->end_s - e->start_s, args);
+        if (e->kind == 'W')
+            continue;
+        spans_add(&o, &fb, e->start_s, e->end_s);
+        /* the exposed communication the model adds to the event, after its compute */
+        const double *cm = e->kind == 'F' ? d->fwd_comm_s[s] : d->bwd_comm_s[s];
+        double end = e->end_s - (e->kind == 'B' && !split_w ? pl.w_s[s] : 0.0);
+        double t = end - cm[SAX_DIM_TP] - cm[SAX_DIM_CP] - cm[SAX_DIM_EP] - cm[SAX_DIM_DP];
+        static const int dims[4] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_EP, SAX_DIM_DP};
+        static const int tracks[4] = {TRACK_TP, TRACK_CP, TRACK_EP, TRACK_DP};
+        for (int k = 0; k < 4; k++) {
+            snprintf(name, sizeof name, "%s %c%d", dims[k] == SAX_DIM_DP ? "zero3" : class_names[dims[k]],
+                     e->kind, e->micro);
+            slice(&o, name, "exposed", PID_STAGES, tid + tracks[k], t, cm[dims[k]], args);
+            t += cm[dims[k]];
+        }
+        /* activations to the next virtual stage, gradients back to the previous one */
+        if (dualpipe) {
+            bool down = e->chunk == 0; /* entered at stage 0 */
+            bool up = (e->kind == 'F') == down;
+            int b = up ? s : s - 1;
+            if (b >= 0 && b < np - 1) {
+                snprintf(name, sizeof name, "%s %d", e->kind == 'F' ? "act" : "grad", e->micro);
+                transfer(&o, ln, bsp, np, b, up, e->end_s, e->end_s + pl.link_s[b], name);
+            }
+            continue;
+        }
+        int vs = e->chunk * np + s;
+        if (e->kind == 'F' && vs < vs_count - 1) {
+            snprintf(name, sizeof name, "act %d", e->micro);
+            transfer(&o, ln, bsp, np, s, true, e->end_s, e->end_s + pl.link_s[s], name);
+        } else if (e->kind == 'B' && vs > 0) {
+            int prev = (s + np - 1) % np;
+            snprintf(name, sizeof name, "grad %d", e->micro);
+            transfer(&o, ln, bsp, np, prev, false, e->end_s, e->end_s + pl.link_s[prev], name);
+        }
+    }
+    /* after each stage's last event: its DP synchronisation (the hidden part overlaps the end of its
+     * backward pass, the exposed tail follows), then its optimizer step */
+    for (int s = 0; s < np; s++) {
+        const int tid = s * TRACKS_PER_STAGE;
+        double fin = d->finish_s[s], exposed = d->dp_exposed_s[s];
+        double hidden = fmin(fin, fmax(0.0, d->dp_s[s] - exposed));
+        snprintf(args, sizeof args, "\"stage\": %d", s);
+        slice(&o, "dp hidden", "dp", PID_STAGES, tid + TRACK_DP, fin - hidden, hidden, args);
+        slice(&o, "dp exposed", "dp", PID_STAGES, tid + TRACK_DP, fin, exposed, args);
+        slice(&o, "optimizer", "optimizer", PID_STAGES, tid + TRACK_OPT, fin + exposed, d->opt_s[s], args);
+        if (hidden + exposed > 0.0)
+            spans_add(&o, &dp, fin - hidden, fin + exposed);
+    }
+    if (o.nomem)
+        goto nomem;
+    /* site links: each class's share of the busier direction's busy time */
+    qsort(fb.v, (size_t)fb.n, sizeof *fb.v, by_start);
+    qsort(dp.v, (size_t)dp.n, sizeof *dp.v, by_start);
+    const sax_cluster_t *cl = &p->cluster;
+    for (int l = 0; l < cl->n_links; l++) {
+        const int pid = PID_LINK0 + l;
+        double busy = (double)r.link_utilisation[l] * r.iteration_time_s;
+        double dir_sum[2] = {0.0, 0.0};
+        for (int k = 0; k < SAX_DIM_COUNT; k++)
+            for (int di = 0; di < 2; di++)
+                dir_sum[di] += d->link_class_bytes[l][k][di];
+        int dir = dir_sum[1] > dir_sum[0];
+        spans_t pps = {0};
+        for (int b = 0; b < np; b++)
+            if (d->boundary_links[b] >> l & 1u)
+                for (long i = 0; i < bsp[b].n; i++)
+                    spans_add(&o, &pps, bsp[b].v[i].t0, bsp[b].v[i].t1);
+        qsort(pps.v, (size_t)pps.n, sizeof *pps.v, by_start);
+        for (int k = 0; k < SAX_DIM_COUNT; k++) {
+            double bytes = d->link_class_bytes[l][k][dir];
+            if (!(bytes > 0.0) || !(dir_sum[dir] > 0.0))
+                continue;
+            spans_t *where = k == SAX_DIM_PP ? &pps : k == SAX_DIM_DP && c->zero < 3 ? &dp : &fb;
+            link_slices(&o, pid, k, class_names[k], where, busy * bytes / dir_sum[dir], r.iteration_time_s);
+        }
+        free(pps.v);
+    }
+    /* metadata: every process and track that holds slices is named */
+    for (long i = 0; i < o.n_tracks; i++)
+        fprintf(
+            f,
+            ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": "
+            "\"%s\"}}",
+            o.tracks[i].pid, o.tracks[i].tid, o.tracks[i].name);
+    fprintf(
+        f,
+        ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"args\": {\"name\": \"pipeline stages\"}}"
+        ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"args\": {\"name\": \"stage boundaries "
+        "(pp transfers)\"}}",
+        PID_STAGES, PID_BOUNDARIES);
+    for (int l = 0; l < cl->n_links; l++)
+        fprintf(
+            f,
+            ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"args\": {\"name\": \"site link "
+            "%s - %s (busy time at capacity)\"}}",
+            PID_LINK0 + l, cl->sites[cl->links[l].a].name, cl->sites[cl->links[l].b].name);
     fprintf(f, "\n]}\n");
-    free(ev);
+    if (o.nomem)
+        goto nomem;
     bool ok = !ferror(f);
     ok = (fclose(f) == 0) && ok;
+    f = NULL;
     if (!ok || rename(tmp, path) != 0) {
         fprintf(stderr, "sax eval: cannot write %s: %s\n", path, strerror(errno));
-        remove(tmp);
-        return 1;
+        goto done;
     }
-    return 0;
+    tmp[0] = '\0';
+    rc = 0;
+    goto done;
+nomem:
+    fprintf(stderr, "sax eval: --trace: out of memory\n");
+    rc = 1;
+done:
+    if (f != NULL)
+        fclose(f);
+    if (tmp[0] != '\0')
+        remove(tmp);
+    for (int b = 0; bsp != NULL && b < np; b++)
+        free(bsp[b].v);
+    free(bsp);
+    free(fb.v);
+    free(dp.v);
+    free(o.tracks);
+    for (int b = 0; ln != NULL && b < 2 * np; b++)
+        free(ln[b].end);
+    free(ln);
+    free(ev);
+    free(d);
+    return rc;
 }

@@ -363,6 +363,58 @@ static void test_cross_site_pipeline_costs(void **state)
     assert_true(b.breakdown_s[SAX_PHASE_PP] > a.breakdown_s[SAX_PHASE_PP]);
 }
 
+/* sax_model_eval_trace: the same result as sax_model_eval; the stages' ends (last event, exposed DP,
+ * optimizer step) end the iteration on the critical stage and nowhere later; the breakdown's exposed
+ * TP, CP and EP are its events' comm parts times micro-batches; the classes' link bytes add up to
+ * the link's. Both orders: DP across the sites, and the pipeline across them. */
+static void test_iteration_detail(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        sax_candidate_t c = base();
+        if (k == 1) {
+            c.order[2] = SAX_DIM_DP;
+            c.order[3] = SAX_DIM_PP;
+        }
+        sax_result_t r = eval(&problem, &c), rt;
+        sax_pipeline_t pl;
+        sax_iteration_detail_t *d = malloc(sizeof *d);
+        assert_non_null(d);
+        assert_int_equal(sax_model_eval_trace(&problem, &c, scratch, &rt, &pl, d), SAX_OK);
+        assert_true(rt.feasible);
+        assert_true(rt.iteration_time_s == r.iteration_time_s);
+        double last = 0.0;
+        for (int s = 0; s < c.pp; s++) {
+            assert_true(d->finish_s[s] <= d->makespan_s * (1.0 + 1e-12));
+            assert_true(d->dp_exposed_s[s] <= d->dp_s[s] * (1.0 + 1e-12));
+            last = fmax(last, d->finish_s[s] + d->dp_exposed_s[s] + d->opt_s[s]);
+        }
+        const int cs = d->crit;
+        assert_true(fabs(last - r.iteration_time_s) <= 1e-12 * r.iteration_time_s);
+        assert_true(fabs(d->finish_s[cs] + d->dp_exposed_s[cs] + d->opt_s[cs] - r.iteration_time_s) <=
+                    1e-12 * r.iteration_time_s);
+        long m = problem.training.global_batch / ((long)c.micro_batch * c.dp);
+        const sax_phase_t ph[3] = {SAX_PHASE_TP, SAX_PHASE_CP, SAX_PHASE_EP};
+        const sax_dim_t dim[3] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_EP};
+        for (int i = 0; i < 3; i++) {
+            double per_micro = c.vpp * (d->fwd_comm_s[cs][dim[i]] + d->bwd_comm_s[cs][dim[i]]);
+            assert_true(fabs((double)m * per_micro - r.breakdown_s[ph[i]]) <= 1e-9 * r.iteration_time_s);
+        }
+        double bytes = 0.0;
+        for (int cl = 0; cl < SAX_DIM_COUNT; cl++)
+            bytes += d->link_class_bytes[0][cl][0] + d->link_class_bytes[0][cl][1];
+        assert_true(r.link_bytes[0] > 0.0);
+        assert_true(fabs(bytes - r.link_bytes[0]) <= 1e-6 * r.link_bytes[0]);
+        /* the pipeline crosses the link only when it spans the sites */
+        uint32_t crossed = 0;
+        for (int s = 0; s + 1 < c.pp; s++)
+            crossed |= d->boundary_links[s];
+        assert_true((crossed != 0) == (k == 1));
+        assert_true((d->link_class_bytes[0][SAX_DIM_PP][0] > 0.0) == (k == 1));
+        free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_degrees_product),
         cmocka_unit_test(test_no_allocation),
         cmocka_unit_test(test_cross_site_pipeline_costs),
+        cmocka_unit_test(test_iteration_detail),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
