@@ -125,6 +125,13 @@ static int by_start(const void *a, const void *b)
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
+/* Sorts spans by start (an empty list has no array: qsort must not see its NULL). */
+static void sort_spans(spans_t *sp)
+{
+    if (sp->n > 1)
+        qsort(sp->v, (size_t)sp->n, sizeof *sp->v, by_start);
+}
+
 /* Lays `busy_s` of a link's time over the sorted spans where its traffic class is active, in
  * proportion to their lengths, on lanes that each hold at most `end_s`: each slice starts where its
  * span starts or where the previous one ends, and slices pushed past end_s are pulled back. */
@@ -375,8 +382,8 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
     if (o.nomem)
         goto nomem;
     /* site links: each class's share of the busier direction's busy time */
-    qsort(fb.v, (size_t)fb.n, sizeof *fb.v, by_start);
-    qsort(dp.v, (size_t)dp.n, sizeof *dp.v, by_start);
+    sort_spans(&fb);
+    sort_spans(&dp);
     const sax_cluster_t *cl = &p->cluster;
     for (int l = 0; l < cl->n_links; l++) {
         const int pid = PID_LINK0 + l;
@@ -391,7 +398,7 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
             if (d->boundary_links[b] >> l & 1u)
                 for (long i = 0; i < bsp[b].n; i++)
                     spans_add(&o, &pps, bsp[b].v[i].t0, bsp[b].v[i].t1);
-        qsort(pps.v, (size_t)pps.n, sizeof *pps.v, by_start);
+        sort_spans(&pps);
         for (int k = 0; k < SAX_DIM_COUNT; k++) {
             double bytes = d->link_class_bytes[l][k][dir];
             if (!(bytes > 0.0) || !(dir_sum[dir] > 0.0))
