@@ -1,6 +1,7 @@
 /* names.c - status codes and the names of every named choice, generated from the X-macro lists. */
 #include "sax_model.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,4 +71,77 @@ sax_status_t sax_error_set(sax_error_t *err, sax_status_t status, const char *fm
         va_end(ap);
     }
     return status;
+}
+
+char *sax_order_name(const sax_dim_t *order, int n, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len > 0)
+        buf[0] = '\0';
+    for (int i = 0; i < n && i < SAX_DIM_COUNT && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? "-" : "", sax_dim_names[order[i]]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+char *sax_key_value_name(const sax_space_desc_t *space, sax_key_t k, int32_t v, char *buf, size_t len)
+{
+    static const char *const flag_names[] = {"false", "true"};
+    const char *const *names = NULL;
+    int count = 0;
+    switch (k) {
+    case SAX_KEY_ORDER:
+        if (space != NULL && v >= 0 && v < space->n_orders)
+            return sax_order_name(space->orders[v], space->order_len[v], buf, len);
+        snprintf(buf, len, "?");
+        return buf;
+    case SAX_KEY_SCHEDULE: names = sax_schedule_names, count = SAX_SCHEDULE_COUNT; break;
+    case SAX_KEY_RECOMPUTE: names = sax_recompute_names, count = SAX_RECOMPUTE_COUNT; break;
+    case SAX_KEY_SEQUENCE_PARALLEL: names = flag_names, count = 2; break;
+    case SAX_KEY_LAYER_SPLIT: names = sax_layer_split_names, count = SAX_LAYER_SPLIT_COUNT; break;
+    case SAX_KEY_TRANSPORT: names = sax_transport_names, count = SAX_TRANSPORT_COUNT; break;
+    case SAX_KEY_ALGORITHM: names = sax_algorithm_names, count = SAX_ALGORITHM_COUNT; break;
+    case SAX_KEY_COMPRESSION: names = sax_compression_names, count = SAX_COMPRESSION_COUNT; break;
+    default: break;
+    }
+    if (names != NULL && v >= 0 && v < count)
+        snprintf(buf, len, "%s", names[v]);
+    else if (k == SAX_KEY_DP && v == 0)
+        snprintf(buf, len, "auto");
+    else
+        snprintf(buf, len, "%d", (int)v);
+    return buf;
+}
+
+double sax_unit_scale(double max, const char *unit, char *label, size_t len)
+{
+    if (strcmp(unit, "s") == 0) {
+        double sc = max >= 1 || max <= 0 ? 1 : max >= 1e-3 ? 1e-3 : 1e-6;
+        snprintf(label, len, "%s", sc == 1 ? "s" : sc == 1e-3 ? "ms" : "us");
+        return sc;
+    }
+    if (strcmp(unit, "1") == 0) {
+        snprintf(label, len, "%s", "");
+        return 1;
+    }
+    static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
+    int p = 0;
+    double sc = 1;
+    while (p < 6 && max >= sc * 1000) {
+        sc *= 1000;
+        p++;
+    }
+    snprintf(label, len, "%s%s", prefix[p], unit);
+    return sc;
+}
+
+char *sax_quantity_str(double x, const char *unit, char *buf, size_t len)
+{
+    char ul[24];
+    double sc = sax_unit_scale(fabs(x), unit, ul, sizeof ul);
+    snprintf(buf, len, "%.4g%s%s", x / sc, ul[0] ? " " : "", ul);
+    return buf;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #define SAX_NAME_LEN 32
+#define SAX_UNIT_TEXT_LEN 16 /* a unit as a configuration writes it: "Tbit/s", "TFLOP/s" */
 #define SAX_MAX_TIERS 6
 #define SAX_MAX_SITES 8
 #define SAX_MAX_LINKS 28 /* every pair of SAX_MAX_SITES sites */
@@ -356,6 +357,10 @@ typedef struct {
     double b_s[SAX_SIM_MAX_STAGES];    /* input-gradient (backward) time, incl. recomputation */
     double w_s[SAX_SIM_MAX_STAGES];    /* weight-gradient time (separate only for zb-h1/dualpipe) */
     double link_s[SAX_SIM_MAX_STAGES]; /* transfer time from stage s to s+1 (and back) */
+    /* the part of link_s during which the boundary's channels are busy with one transfer (its bytes
+     * through the rate or the window; link_s minus the one-way latency): transfers over a boundary
+     * in one direction run one after another, in the order their sender issues them. 0: a pure delay */
+    double link_busy_s[SAX_SIM_MAX_STAGES];
 } sax_pipeline_t;
 
 typedef struct {
@@ -370,6 +375,8 @@ typedef struct {
     int stage, micro, chunk;
     char kind; /* 'F', 'B', 'W' */
     double start_s, end_s;
+    double send_s; /* when its output starts over the boundary (after the transfers queued before it);
+                      end_s when it sends nothing */
 } sax_event_t;
 
 /* Simulates `pl`; writes up to `max_events` events to `events` when it is not NULL.
@@ -600,7 +607,10 @@ typedef struct {
 typedef struct {
     char path[SAX_PATH_LEN]; /* as written in the configuration, e.g. "site_links[0].bandwidth" */
     int n;
-    double v[SAX_SPACE_MAX_VALUES]; /* SI values */
+    double v[SAX_SPACE_MAX_VALUES];  /* SI values */
+    char si_unit[SAX_UNIT_TEXT_LEN]; /* the SI unit of `v` ("B/s", "s", "1" for a plain number) */
+    char unit[SAX_UNIT_TEXT_LEN];    /* the unit the configuration wrote its first value in ("Tbit/s"); "" */
+    double unit_si;                  /* SI value of one `unit` (1.25e11 for "Tbit/s"); 0 when `unit` is "" */
 } sax_scenario_var_t;
 
 typedef struct {
@@ -613,6 +623,20 @@ typedef struct {
     int n_baselines;
     sax_baseline_t baselines[SAX_SPACE_MAX_BASELINES];
 } sax_space_desc_t;
+
+/* The one vocabulary of values, used by every command, file and report: the name of value `v` of
+ * key `k` ("1f1b", "auto" for dp 0, "8", "true", "tp-cp-dp-pp" for an order index of `space`; "?"
+ * for an order without `space` or out of range). Writes at most `len` bytes, returns buf. */
+char *sax_key_value_name(const sax_space_desc_t *space, sax_key_t k, int32_t v, char *buf, size_t len);
+/* "tp-cp-dp-pp" for `n` dimensions in that order. */
+char *sax_order_name(const sax_dim_t *order, int n, char *buf, size_t len);
+
+/* The one way quantities are printed. sax_unit_scale: the scale and prefixed unit for values up to
+ * `max` of SI unit `unit`: seconds as s, ms or us; "1" never scaled; "" the bare prefix (3.7e6 ->
+ * "M"); any other unit with a decimal prefix (3.2e9 "B" -> 1e9, "GB"). sax_quantity_str: `x` with 4
+ * significant digits in that scale ("6.597 TB", "3.399 M", "0.4168 s", "655 us"); returns buf. */
+double sax_unit_scale(double max, const char *unit, char *label, size_t len);
+char *sax_quantity_str(double x, const char *unit, char *buf, size_t len);
 
 /* One evaluated candidate: what sweeps reduce, store and report. */
 typedef struct {

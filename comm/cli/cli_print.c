@@ -125,61 +125,6 @@ void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r,
     fputs("}", f);
 }
 
-/* The name of value `j` of key `k` as a configuration writes it. */
-void cli_value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf, size_t n)
-{
-    switch (k) {
-    case SAX_KEY_DP:
-        if (v == 0) {
-            snprintf(buf, n, "auto");
-            return;
-        }
-        break;
-    case SAX_KEY_SCHEDULE: snprintf(buf, n, "%s", sax_schedule_names[v]); return;
-    case SAX_KEY_RECOMPUTE: snprintf(buf, n, "%s", sax_recompute_names[v]); return;
-    case SAX_KEY_SEQUENCE_PARALLEL: snprintf(buf, n, "%s", v ? "true" : "false"); return;
-    case SAX_KEY_LAYER_SPLIT: snprintf(buf, n, "%s", sax_layer_split_names[v]); return;
-    case SAX_KEY_TRANSPORT: snprintf(buf, n, "%s", sax_transport_names[v]); return;
-    case SAX_KEY_ALGORITHM: snprintf(buf, n, "%s", sax_algorithm_names[v]); return;
-    case SAX_KEY_COMPRESSION: snprintf(buf, n, "%s", sax_compression_names[v]); return;
-    case SAX_KEY_ORDER: {
-        size_t used = 0;
-        buf[0] = '\0';
-        for (int i = 0; i < d->order_len[v] && used + 4 < n; i++)
-            used +=
-                (size_t)snprintf(buf + used, n - used, "%s%s", i ? "-" : "", sax_dim_names[d->orders[v][i]]);
-        return;
-    }
-    default: break;
-    }
-    snprintf(buf, n, "%d", (int)v);
-}
-
-/* A size or a duration with a readable unit: "35.3 GB", "655 us". */
-static const char *si(char *buf, size_t n, double x, const char *unit)
-{
-    static const char prefix[] = {'G', 'M', 'k'};
-    static const double scale[] = {1e9, 1e6, 1e3};
-    for (int i = 0; i < 3; i++)
-        if (x >= scale[i]) {
-            snprintf(buf, n, "%.3g %c%s", x / scale[i], prefix[i], unit);
-            return buf;
-        }
-    snprintf(buf, n, "%.3g %s", x, unit);
-    return buf;
-}
-
-static const char *duration(char *buf, size_t n, double s)
-{
-    if (s >= 1.0 || s <= 0.0)
-        snprintf(buf, n, "%.3g s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, n, "%.3g ms", 1e3 * s);
-    else
-        snprintf(buf, n, "%.3g us", 1e6 * s);
-    return buf;
-}
-
 /* "the transport window (8 ms RTT, 64 MiB in flight per connection)": the limit in words, with the
  * figures that decide it. */
 static void limit_words(char *buf, size_t n, const sax_coll_explain_t *x)
@@ -189,7 +134,7 @@ static void limit_words(char *buf, size_t n, const sax_coll_explain_t *x)
     case SAX_LIMIT_LATENCY: {
         char t[32];
         snprintf(buf, n, "latency (%s with every bandwidth and window unlimited)",
-                 duration(t, sizeof t, x->term_s[SAX_LIMIT_LATENCY]));
+                 sax_quantity_str(x->term_s[SAX_LIMIT_LATENCY], "s", t, sizeof t));
         break;
     }
     case SAX_LIMIT_WINDOW:
@@ -228,31 +173,33 @@ void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn)
             limit_words(words, sizeof words, &b->coll);
             char size[32], took[32];
             snprintf(why, sizeof why, "%s; its %s of %s over %d GPUs takes %s", words,
-                     sax_coll_op_names[b->coll.op], si(size, sizeof size, b->coll.bytes, "B"), b->coll.gpus,
-                     duration(took, sizeof took, b->coll.time_s));
+                     sax_coll_op_names[b->coll.op], sax_quantity_str(b->coll.bytes, "B", size, sizeof size),
+                     b->coll.gpus, sax_quantity_str(b->coll.time_s, "s", took, sizeof took));
         } else if (b->phase == SAX_BN_PP && b->bubble_of == SAX_BN_COMPUTE) {
             snprintf(why, sizeof why,
                      "%s: the schedule's bubble (%s of it) waits on the other stages' compute",
                      b->limited_by == SAX_LIMIT_MEMORY_BANDWIDTH ? "HBM bandwidth" : "compute",
-                     duration(t1, sizeof t1, b->bubble_s));
+                     sax_quantity_str(b->bubble_s, "s", t1, sizeof t1));
         } else if (b->phase == SAX_BN_PP) {
             snprintf(why, sizeof why,
                      "%s: the schedule's bubble (%s of it) waits on the other stages' events, mostly %s "
                      "traffic",
-                     sax_limit_names[b->limited_by], duration(t1, sizeof t1, b->bubble_s),
+                     sax_limit_names[b->limited_by], sax_quantity_str(b->bubble_s, "s", t1, sizeof t1),
                      sax_bn_phase_names[b->bubble_of]);
         } else if (b->phase == SAX_BN_OPTIMIZER) {
             snprintf(why, sizeof why, "HBM bandwidth: Adam reads and writes 30 B per parameter");
         } else if (b->limited_by == SAX_LIMIT_MEMORY_BANDWIDTH) {
             snprintf(why, sizeof why, "HBM bandwidth: memory-bound kernels %s, GEMMs and attention %s",
-                     duration(t1, sizeof t1, b->memory_s), duration(t2, sizeof t2, b->math_s));
+                     sax_quantity_str(b->memory_s, "s", t1, sizeof t1),
+                     sax_quantity_str(b->math_s, "s", t2, sizeof t2));
         } else {
             snprintf(why, sizeof why, "compute: GEMMs and attention %s, memory-bound kernels %s",
-                     duration(t1, sizeof t1, b->math_s), duration(t2, sizeof t2, b->memory_s));
+                     sax_quantity_str(b->math_s, "s", t1, sizeof t1),
+                     sax_quantity_str(b->memory_s, "s", t2, sizeof t2));
         }
         char t[32];
         fprintf(f, "  exposed %s %s: limited by %s\n", sax_bn_phase_names[b->phase],
-                duration(t, sizeof t, b->exposed_s), why);
+                sax_quantity_str(b->exposed_s, "s", t, sizeof t), why);
     }
 }
 
@@ -276,23 +223,27 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
                 fprintf(f, "  %s\n", why);
         return;
     }
-    fprintf(f, "iteration time   %10.4f s\n", r->iteration_time_s);
-    fprintf(f, "tokens per s     %10.4g\n", r->tokens_per_s);
+    char q[4][32];
+    fprintf(f, "iteration time   %10s\n", sax_quantity_str(r->iteration_time_s, "s", q[0], sizeof q[0]));
+    fprintf(f, "tokens per s     %10s\n", sax_quantity_str(r->tokens_per_s, "", q[0], sizeof q[0]));
     fprintf(f, "MFU              %10.1f %%\n", 100.0 * r->mfu);
-    fprintf(f, "model FLOPs      %10.4g per iteration\n", r->model_flops_per_iteration);
+    fprintf(f, "model FLOPs      %10s per iteration\n",
+            sax_quantity_str(r->model_flops_per_iteration, "FLOP", q[0], sizeof q[0]));
     fprintf(f, "GPUs used        %10d\n", r->gpus_used);
     fprintf(f,
             "memory per GPU   %10.1f GiB  (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f)\n",
             r->memory_per_gpu_bytes / gib, r->mem_weights_bytes / gib, r->mem_grads_bytes / gib,
             r->mem_optimizer_bytes / gib, r->mem_activations_bytes / gib);
-    fprintf(f, "cross-site bytes %10.4g per iteration\n", r->cross_site_bytes_per_iteration);
+    fprintf(f, "cross-site bytes %10s per iteration\n",
+            sax_quantity_str(r->cross_site_bytes_per_iteration, "B", q[0], sizeof q[0]));
     for (int l = 0; l < p->cluster.n_links; l++)
-        fprintf(f, "site link %-2d      %9.1f %% busy (%s-%s: %.4g B, busy %.4g s)\n", l,
-                100.0 * r->link_utilisation[l], p->cluster.sites[p->cluster.links[l].a].name,
-                p->cluster.sites[p->cluster.links[l].b].name, (double)r->link_bytes[l],
-                (double)r->link_utilisation[l] * r->iteration_time_s);
+        fprintf(
+            f, "site link %-2d      %9.1f %% busy (%s-%s: %s, busy %s)\n", l, 100.0 * r->link_utilisation[l],
+            p->cluster.sites[p->cluster.links[l].a].name, p->cluster.sites[p->cluster.links[l].b].name,
+            sax_quantity_str((double)r->link_bytes[l], "B", q[1], sizeof q[1]),
+            sax_quantity_str((double)r->link_utilisation[l] * r->iteration_time_s, "s", q[2], sizeof q[2]));
     fprintf(f, "breakdown:\n");
     for (int i = 0; i < SAX_PHASE_COUNT; i++)
-        fprintf(f, "  %-12s %10.4f s  %5.1f %%\n", sax_phase_names[i], r->breakdown_s[i],
-                100.0 * r->breakdown_s[i] / r->iteration_time_s);
+        fprintf(f, "  %-12s %10.4g s  %5.1f %%\n", sax_phase_names[i], r->breakdown_s[i],
+                100.0 * r->breakdown_s[i] / r->iteration_time_s); /* seconds, as report prints them */
 }

@@ -12,9 +12,6 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c);
 void cli_print_network_json(FILE *f, const sax_candidate_t *c);
 /* The contract's `sax eval --json` object (without a trailing newline). */
 void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r);
-/* Value v (coded as sax_space_desc_t) of key k as a configuration writes it: "auto", "zb-h1",
- * "tp-cp-dp-pp", "8". */
-void cli_value_text(const sax_space_desc_t *d, sax_key_t k, int32_t v, char *buf, size_t n);
 /* The same with the `bottlenecks` list and, when `job` is not NULL, the `job` that runs it (sax eval
  * --json). */
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,

@@ -159,7 +159,7 @@ static int run(int argc, char **argv)
             int n = sax_search_value_count(s, k);
             printf("  %-18s %6d  ", sax_key_names[k], n);
             for (int j = 0; j < n; j++) {
-                cli_value_text(d, k, sax_search_value(s, k, j), buf, sizeof buf);
+                sax_key_value_name(d, k, sax_search_value(s, k, j), buf, sizeof buf);
                 printf("%s%s", j ? ", " : "", buf);
             }
             printf("\n");

@@ -500,24 +500,6 @@ static char *join_args(int argc, char **argv)
 
 /* ---- the report ----------------------------------------------------------------------------- */
 
-/* The unit of a scenario path, from its last key (the configuration's field names). */
-static sax_unit_kind_t path_unit(const char *path)
-{
-    static const struct {
-        const char *key;
-        sax_unit_kind_t kind;
-    } units[] = {{"bandwidth", SAX_UNIT_BANDWIDTH}, {"latency", SAX_UNIT_TIME},
-                 {"distance", SAX_UNIT_LENGTH},     {"hbm", SAX_UNIT_BYTES},
-                 {"window", SAX_UNIT_BYTES},        {"pfc_headroom", SAX_UNIT_BYTES},
-                 {"mtu", SAX_UNIT_BYTES},           {"peak_flops", SAX_UNIT_FLOPS}};
-    const char *dot = strrchr(path, '.');
-    const char *key = dot != NULL ? dot + 1 : path;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(key, units[i].key) == 0)
-            return units[i].kind;
-    return SAX_UNIT_NONE;
-}
-
 static void print_scenario_values(FILE *f, const sax_config_t *cfg, int sc, bool json)
 {
     const sax_space_desc_t *sp = &cfg->space;
@@ -528,12 +510,8 @@ static void print_scenario_values(FILE *f, const sax_config_t *cfg, int sc, bool
             cli_print_json_number(f, x);
         } else {
             char buf[64];
-            sax_unit_kind_t kind = path_unit(sp->scenario_vars[v].path);
-            if (kind == SAX_UNIT_NONE)
-                snprintf(buf, sizeof buf, "%g", x);
-            else
-                sax_units_format(x, kind, buf, sizeof buf);
-            fprintf(f, "%s%s = %s", v ? ", " : "", sp->scenario_vars[v].path, buf);
+            fprintf(f, "%s%s = %s", v ? ", " : "", sp->scenario_vars[v].path,
+                    sax_results_scenario_value_str(&sp->scenario_vars[v], x, buf, sizeof buf));
         }
     }
 }

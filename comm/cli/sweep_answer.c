@@ -270,7 +270,7 @@ static void print_tie_values(FILE *f, const sax_search_t *s, const sax_record_t 
             if (!seen[j])
                 continue;
             char buf[96];
-            cli_value_text(d, (sax_key_t)k, sax_search_value(s, (sax_key_t)k, j), buf, sizeof buf);
+            sax_key_value_name(d, (sax_key_t)k, sax_search_value(s, (sax_key_t)k, j), buf, sizeof buf);
             if (json) {
                 fprintf(f, "%s", first_value ? "" : ", ");
                 cli_print_json_string(f, buf);

@@ -31,8 +31,9 @@ static void section(FILE *f, const char *title, const cf_section_t *sec, const v
 static void write_presets(FILE *f)
 {
     fprintf(f, "### GPU presets\n\n"
-               "| name | `peak_flops` (BF16 dense) | `peak_flops_fp8` | `hbm` | `hbm_bandwidth` |\n"
-               "|---|---|---|---|---|\n");
+               "| name | `peak_flops` (BF16 dense) | `peak_flops_fp8` | `hbm` | `hbm_bandwidth` | "
+               "`gemm_efficiency_max` | `gemm_efficiency_half_intensity` | `memory_efficiency` |\n"
+               "|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < sax_preset_gpu_count(); i++) {
         sax_gpu_t g;
         memset(&g, 0, sizeof g);
@@ -42,17 +43,20 @@ static void write_presets(FILE *f)
         sax_units_format(g.peak_flops_fp8, SAX_UNIT_FLOPS, b, sizeof b);
         sax_units_format(g.hbm_bytes, SAX_UNIT_BYTES, c, sizeof c);
         sax_units_format(g.hbm_bw_Bps, SAX_UNIT_BANDWIDTH, d, sizeof d);
-        fprintf(f, "| `%s` | %s | %s | %s | %s |\n", g.name, a, g.peak_flops_fp8 > 0 ? b : "none", c, d);
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %g | %g | %g |\n", g.name, a,
+                g.peak_flops_fp8 > 0 ? b : "none", c, d, g.gemm_eff_max, g.gemm_eff_half_ai, g.mem_eff);
     }
     fprintf(
         f,
         "\nSources: NVIDIA data sheets (A100 80GB SXM, H100 SXM, H200 SXM, B200 in HGX B200, GB200 NVL72 per "
         "GPU), dense (not sparse) peaks. NVIDIA's \"GB\" of HBM capacity are GiB-sized (nvidia-smi reports "
         "81920 MiB on an A100 80GB and 143771 MiB, about 140 GiB, on an H200 141GB), so capacities are "
-        "stored as GiB. A preset sets only these numbers and the name; the efficiency keys keep the model's "
-        "defaults and may be overridden next to `\"preset\"`. The scale-up domain (NVLink) is not part of a "
-        "GPU preset: "
-        "describe it in `cluster.scale_up`.\n\n");
+        "stored as GiB. A preset also sets the three efficiency keys to the values fitted to the published "
+        "runs of `tests/data/validation/published-runs.json` (A100 and H100; H200, B200 and GB200 take the "
+        "H100's as an assumption: docs/cost-model.md, \"Parameters and where they come from\"): under a preset "
+        "they replace the model defaults of the GPU table above. "
+        "Any of them may be overridden next to `\"preset\"`. The scale-up domain (NVLink) is not part of a "
+        "GPU preset: describe it in `cluster.scale_up`.\n\n");
 
     fprintf(
         f, "### Model presets\n\n"

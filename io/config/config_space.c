@@ -4,6 +4,7 @@
  * and checked by the same field table rows as the fixed sections. */
 #include "config_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,14 +61,12 @@ static void value_text(const sax_space_desc_t *s, int k, int32_t v, char *buf, s
                                      sax_dim_names[s->orders[v][i]]);
         if (used < n)
             snprintf(buf + used, n - used, "]");
-    } else if (f->type == CF_ENUM) {
-        snprintf(buf, n, "\"%s\"", v >= 0 && v < f->n_names ? f->names[v] : "?");
-    } else if (f->type == CF_BOOL) {
-        snprintf(buf, n, "%s", v ? "true" : "false");
     } else if (f->type == CF_DEGREE && v == 0) {
         snprintf(buf, n, "\"auto\"");
     } else {
-        snprintf(buf, n, "%d", (int)v);
+        char name[64];
+        sax_key_value_name(s, (sax_key_t)k, v, name, sizeof name);
+        snprintf(buf, n, f->type == CF_ENUM ? "\"%s\"" : "%s", name);
     }
 }
 
@@ -229,6 +228,26 @@ const cf_field_t *cf_resolve_path(const char *path, const sax_problem_t *p, size
     }
 }
 
+/* The unit a scenario value was written in ("Tbit/s" of "4 Tbit/s") and its SI value, so that
+ * outputs echo the user's units (docs/decisions.md); nothing for a bare number or a zero. */
+static void remember_unit(sax_scenario_var_t *var, const cJSON *item, double si)
+{
+    if (!cJSON_IsString(item))
+        return;
+    char *end;
+    double x = strtod(item->valuestring, &end);
+    while (*end == ' ')
+        end++;
+    size_t n = strlen(end);
+    while (n > 0 && end[n - 1] == ' ')
+        n--;
+    if (x == 0.0 || !isfinite(si / x) || n == 0 || n >= sizeof var->unit)
+        return;
+    memcpy(var->unit, end, n);
+    var->unit[n] = '\0';
+    var->unit_si = si / x;
+}
+
 static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_problem_t *p,
                                     sax_space_desc_t *s)
 {
@@ -284,6 +303,10 @@ static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_p
         sax_scenario_var_t *var = &s->scenario_vars[s->n_scenario_vars];
         snprintf(var->path, sizeof var->path, "%s", m->string);
         var->n = 0;
+        var->unit[0] = '\0';
+        var->unit_si = 0.0;
+        snprintf(var->si_unit, sizeof var->si_unit, "%s",
+                 f->type == CF_QUANTITY ? sax_unit_kind_si(f->unit) : sax_unit_kind_si(SAX_UNIT_NONE));
         for (int i = 0; i < n; i++) {
             size_t m2 = cf_push_index(ctx, i);
             *scratch = *p;
@@ -291,6 +314,8 @@ static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_p
             if ((st = cf_parse_value(ctx, f, cJSON_GetArrayItem(m, i), base)) != SAX_OK)
                 goto out;
             double v = cf_get_number(f, base);
+            if (var->unit_si == 0.0)
+                remember_unit(var, cJSON_GetArrayItem(m, i), v);
             for (int j = 0; j < var->n; j++)
                 if (var->v[j] == v) {
                     cf_describe(cJSON_GetArrayItem(m, i), found, sizeof found);

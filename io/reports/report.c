@@ -19,13 +19,6 @@ static void config_line(FILE *out, const sax_space_desc_t *sp, const sax_record_
     fputs(sax_results_candidate_line(&r->candidate, line, sizeof line), out);
 }
 
-static void human(double x, const char *unit, char *buf, size_t len)
-{
-    char ul[16];
-    double sc = sax_svg_unit_scale(fabs(x), unit, ul, sizeof ul);
-    snprintf(buf, len, "%.4g%s%s", x / sc, ul[0] ? " " : "", ul);
-}
-
 /* ---- the answer beyond the bests (/answer; docs/decisions.md) ------------------------------------ */
 
 /* "transport {roce-sr, tcp}, connections {1, 4}": the values each differing key takes among the
@@ -52,7 +45,7 @@ static void print_tie_values(FILE *out, const sax_results_data_t *d, int s, cons
         for (int j = 0; j < nv; j++) { /* in the space's order of values */
             char want[96], got[96];
             if (k == SAX_KEY_ORDER) {
-                sax_results_order_name(&d->space, j, want, sizeof want);
+                sax_key_value_name(&d->space, SAX_KEY_ORDER, j, want, sizeof want);
             } else {
                 sax_candidate_t c = first ? first->candidate : t->simplest.candidate;
                 sax_candidate_set(&c, (sax_key_t)k, d->space.values[k].v[j]);
@@ -185,7 +178,7 @@ static void print_robust(FILE *out, const sax_results_data_t *d)
 
 static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
 {
-    char label[512], a[32], b[32], c[32];
+    char label[512], a[32], b[32], c[32], t[32];
     sax_report_scenario_label(d, s, label, sizeof label);
     fprintf(out, "\nScenario %d: %s\n", s, label);
     const sax_record_t *best = &d->best[s];
@@ -194,15 +187,15 @@ static void print_scenario(FILE *out, const sax_results_data_t *d, int s)
         return;
     }
     const sax_result_t *r = &best->result;
-    human(r->cross_site_bytes_per_iteration, "B", a, sizeof a);
+    sax_quantity_str(r->cross_site_bytes_per_iteration, "B", a, sizeof a);
     snprintf(b, sizeof b, "%.1f GiB",
              r->memory_per_gpu_bytes / 1073741824.0); /* as sweep and eval print it */
-    human(r->tokens_per_s, "", c, sizeof c);
-    fprintf(
-        out,
-        "  best: %.4g s per iteration, %s tokens/s, MFU %.1f %%, cross-site %s per iteration, %s per GPU, "
-        "%d GPUs (candidate %lld)\n",
-        r->iteration_time_s, c, 100.0 * r->mfu, a, b, r->gpus_used, (long long)best->index);
+    sax_quantity_str(r->tokens_per_s, "", c, sizeof c);
+    fprintf(out,
+            "  best: %s per iteration, %s tokens/s, MFU %.1f %%, cross-site %s per iteration, %s per GPU, "
+            "%d GPUs (candidate %lld)\n",
+            sax_quantity_str(r->iteration_time_s, "s", t, sizeof t), c, 100.0 * r->mfu, a, b, r->gpus_used,
+            (long long)best->index);
     fprintf(out, "    ");
     config_line(out, &d->space, best);
     fprintf(out, "\n    breakdown:");
@@ -247,7 +240,7 @@ static void print_placements(FILE *out, const sax_results_data_t *d)
             "scenario");
     char name[64];
     for (int o = 0; o < no; o++) {
-        sax_results_order_name(&d->space, o, name, sizeof name);
+        sax_key_value_name(&d->space, SAX_KEY_ORDER, o, name, sizeof name);
         fprintf(out, " %14s", name);
     }
     fputc('\n', out);

@@ -15,24 +15,8 @@
 
 void sax_report_scenario_label(const sax_results_data_t *d, int s, char *buf, size_t len)
 {
-    int nv = d->space.n_scenario_vars;
-    if (nv == 0) {
-        snprintf(buf, len, "the only scenario");
-        return;
-    }
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int v = 0; v < nv && used + 1 < len; v++) {
-        const char *unit = sax_results_scenario_unit(d->space.scenario_vars[v].path);
-        double x = d->scenario_values[(size_t)s * (size_t)nv + (size_t)v];
-        char ul[16];
-        double sc = sax_svg_unit_scale(fabs(x), strcmp(unit, "SI") == 0 ? "1" : unit, ul, sizeof ul);
-        int n = snprintf(buf + used, len - used, "%s%s = %.4g%s%s", v ? ", " : "",
-                         d->space.scenario_vars[v].path, x / sc, ul[0] ? " " : "", ul);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
+    size_t nv = (size_t)d->space.n_scenario_vars;
+    sax_results_scenario_label(&d->space, nv > 0 ? d->scenario_values + (size_t)s * nv : NULL, buf, len);
 }
 
 static sax_status_t nomem(sax_error_t *err)
@@ -115,8 +99,8 @@ sax_status_t sax_plot_pareto(FILE *f, const sax_results_data_t *d, int scenario,
     char label[512], sub[600], xl[96], yl[64], xu[16], yu[16];
     sax_report_scenario_label(d, scenario, label, sizeof label);
     snprintf(sub, sizeof sub, "scenario %d: %s", scenario, label);
-    double xs = sax_svg_unit_scale(xmax, "B", xu, sizeof xu);
-    double ys = sax_svg_unit_scale(ymax, "s", yu, sizeof yu);
+    double xs = sax_unit_scale(xmax, "B", xu, sizeof xu);
+    double ys = sax_unit_scale(ymax, "s", yu, sizeof yu);
     snprintf(xl, sizeof xl, "cross-site traffic per iteration (%s)", xu);
     snprintf(yl, sizeof yl, "step time (%s)", yu);
     bool ylog = ymin > 0 && ymax / ymin > 20;
@@ -256,7 +240,7 @@ sax_status_t sax_plot_breakdown(FILE *f, const sax_results_data_t *d, int scenar
     char label[512], sub[600], yu[16], yl[64];
     sax_report_scenario_label(d, scenario, label, sizeof label);
     snprintf(sub, sizeof sub, "scenario %d: %s", scenario, label);
-    double ys = sax_svg_unit_scale(ymax, "s", yu, sizeof yu);
+    double ys = sax_unit_scale(ymax, "s", yu, sizeof yu);
     snprintf(yl, sizeof yl, "time per iteration (%s)", yu);
 
     sax_svg_t s;
@@ -519,13 +503,19 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
             }
         }
     }
-    const char *path = d->space.scenario_vars[var].path;
-    const char *unit = sax_results_scenario_unit(path);
-    char xu[16], xl[160], tu[16], tl[64], title[256], sl[96];
-    double xsc =
-        sax_svg_unit_scale(fmax(fabs(xmin), fabs(xmax)), strcmp(unit, "SI") == 0 ? "1" : unit, xu, sizeof xu);
+    const sax_scenario_var_t *sv_var = &d->space.scenario_vars[var];
+    const char *path = sv_var->path;
+    char xu[24], xl[160], tu[16], tl[64], title[256], sl[96];
+    double xsc; /* in the configuration's own unit where it gave one */
+    if (sv_var->unit_si > 0.0) {
+        xsc = sv_var->unit_si;
+        snprintf(xu, sizeof xu, "%s", sv_var->unit);
+    } else {
+        xsc = sax_unit_scale(fmax(fabs(xmin), fabs(xmax)), sv_var->si_unit[0] ? sv_var->si_unit : "1", xu,
+                             sizeof xu);
+    }
     snprintf(xl, sizeof xl, "%s%s%s%s", path, xu[0] ? " (" : "", xu, xu[0] ? ")" : "");
-    double tsc = sax_svg_unit_scale(tmax, "s", tu, sizeof tu);
+    double tsc = sax_unit_scale(tmax, "s", tu, sizeof tu);
     snprintf(tl, sizeof tl, "best step time (%s)", tu);
     snprintf(title, sizeof title, "Best step time and speedup per placement vs %s", path);
     snprintf(sl, sizeof sl, "speedup over %s", have_base ? d->space.baselines[0].name : "(no baseline)");
@@ -555,7 +545,7 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
         if (overall)
             snprintf(names[nl], sizeof names[nl], "best of all placements");
         else
-            sax_results_order_name(&d->space, p, names[nl], sizeof names[nl]);
+            sax_key_value_name(&d->space, SAX_KEY_ORDER, p, names[nl], sizeof names[nl]);
         leg[nl++] = (sax_svg_legend_t){names[nl - 1], color, overall ? -1 : (int)m, overall};
         /* lines break where a placement has no feasible candidate */
         for (int pass = 0; pass < 2; pass++) {
@@ -609,8 +599,8 @@ sax_status_t sax_plot_front(FILE *f, const char *title, const char *xname, const
         ymax = fmax(ymax, y[i]);
     }
     char xu[16], yu[16], xl[128], yl[128];
-    double xs = sax_svg_unit_scale(fmax(fabs(xmin), fabs(xmax)), xunit, xu, sizeof xu);
-    double ys = sax_svg_unit_scale(fmax(fabs(ymin), fabs(ymax)), yunit, yu, sizeof yu);
+    double xs = sax_unit_scale(fmax(fabs(xmin), fabs(xmax)), xunit, xu, sizeof xu);
+    double ys = sax_unit_scale(fmax(fabs(ymin), fabs(ymax)), yunit, yu, sizeof yu);
     snprintf(xl, sizeof xl, "%s%s%s%s", xname, xu[0] ? " (" : "", xu, xu[0] ? ")" : "");
     snprintf(yl, sizeof yl, "%s%s%s%s", yname, yu[0] ? " (" : "", yu, yu[0] ? ")" : "");
     double *fx = malloc((size_t)(n_front > 0 ? n_front : 1) * sizeof *fx);

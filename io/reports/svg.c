@@ -325,25 +325,3 @@ void sax_svg_legend(const sax_svg_t *s, double px, double py, const sax_svg_lege
         sax_svg_text(s, px + 36, cy, "start", 12, false, e[i].label);
     }
 }
-
-double sax_svg_unit_scale(double max, const char *unit, char *label, size_t len)
-{
-    if (strcmp(unit, "s") == 0) {
-        double sc = max >= 1 || max <= 0 ? 1 : max >= 1e-3 ? 1e-3 : 1e-6;
-        snprintf(label, len, "%s", sc == 1 ? "s" : sc == 1e-3 ? "ms" : "us");
-        return sc;
-    }
-    if (strcmp(unit, "1") == 0) { /* "" takes prefixes alone: 3.7e6 -> 3.7 M */
-        snprintf(label, len, "%s", "");
-        return 1;
-    }
-    static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
-    int p = 0;
-    double sc = 1;
-    while (p < 6 && max >= sc * 1000) {
-        sc *= 1000;
-        p++;
-    }
-    snprintf(label, len, "%s%s", prefix[p], unit);
-    return sc;
-}

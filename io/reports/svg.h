@@ -64,8 +64,4 @@ typedef struct {
 /* Legend box with its top-left corner at (px, py). */
 void sax_svg_legend(const sax_svg_t *s, double px, double py, const sax_svg_legend_t *e, int n);
 
-/* Scale and prefixed unit for values up to `max` of SI unit `unit` ("B", "B/s", "s", "FLOP"):
- * e.g. 3.2e9 "B" -> scale 1e9, "GB". "1" is never scaled; "" gives the bare prefix ("M"). */
-double sax_svg_unit_scale(double max, const char *unit, char *label, size_t len);
-
 #endif

@@ -8,6 +8,7 @@
 #include "results_hdf5.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,54 @@ static char *attr_string(hid_t obj, const char *name)
     if (a >= 0)
         H5Aclose(a);
     return out;
+}
+
+/* The n strings of a 1-D string attribute of exactly n elements into out[i] (truncated to `size`);
+ * false (out untouched) when absent or of another shape. */
+static bool attr_strings(hid_t obj, const char *name, int n, char *out, size_t size)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return false;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    bool ok = sp >= 0 && t >= 0 && H5Sget_simple_extent_npoints(sp) == n && H5Tget_class(t) == H5T_STRING &&
+              H5Tis_variable_str(t) > 0;
+    if (ok) {
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5Tget_cset(t));
+        char **v = calloc((size_t)n, sizeof *v);
+        ok = v != NULL && H5Aread(a, mt, v) >= 0;
+        for (int i = 0; ok && i < n; i++)
+            snprintf(out + (size_t)i * size, size, "%s", v[i] ? v[i] : "");
+        if (v != NULL && ok)
+            H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, v);
+        free(v);
+        H5Tclose(mt);
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (a >= 0)
+        H5Aclose(a);
+    return ok;
+}
+
+/* A 1-D float64 attribute of exactly n elements into out; false when absent or of another shape. */
+static bool attr_doubles(hid_t obj, const char *name, int n, double *out)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return false;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
+    bool ok = sp >= 0 && H5Sget_simple_extent_npoints(sp) == n && H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (a >= 0)
+        H5Aclose(a);
+    return ok;
 }
 
 static bool attr_number(hid_t obj, const char *name, hid_t memtype, void *out)
@@ -231,11 +280,21 @@ static sax_status_t read_scenarios(reader_t *r, sax_results_data_t *out)
         return broken(r, "dataset /scenarios is missing");
     hid_t ft = H5Dget_type(d);
     int nm = H5Tget_nmembers(ft);
-    H5Dclose(d);
     if (nm < 1 || nm - 1 > SAX_SPACE_MAX_SCENARIO_VARS) {
+        H5Dclose(d);
         H5Tclose(ft);
         return broken(r, "/scenarios has an unexpected layout");
     }
+    /* the units, and those the configuration gave its values in (files before 2026-12 have no
+     * display_units: their labels are in SI units) */
+    char units[SAX_SPACE_MAX_SCENARIO_VARS + 1][SAX_UNIT_TEXT_LEN] = {{0}};
+    char shown[SAX_SPACE_MAX_SCENARIO_VARS + 1][SAX_UNIT_TEXT_LEN] = {{0}};
+    double shown_si[SAX_SPACE_MAX_SCENARIO_VARS + 1] = {0};
+    attr_strings(d, "field_units", nm, units[0], SAX_UNIT_TEXT_LEN);
+    if (!attr_strings(d, "display_units", nm, shown[0], SAX_UNIT_TEXT_LEN) ||
+        !attr_doubles(d, "display_unit_si", nm, shown_si))
+        memset(shown_si, 0, sizeof shown_si);
+    H5Dclose(d);
     int nv = nm - 1;
     size_t esize = (size_t)nm * sizeof(double);
     hid_t mt = H5Tcreate(H5T_COMPOUND, esize);
@@ -245,7 +304,12 @@ static sax_status_t read_scenarios(reader_t *r, sax_results_data_t *out)
         char *name = H5Tget_member_name(ft, (unsigned)m);
         if (name && strcmp(name, "scenario") != 0 && sp->n_scenario_vars < nv) {
             int v = sp->n_scenario_vars++;
-            snprintf(sp->scenario_vars[v].path, SAX_PATH_LEN, "%s", name);
+            sax_scenario_var_t *var = &sp->scenario_vars[v];
+            snprintf(var->path, SAX_PATH_LEN, "%s", name);
+            snprintf(var->si_unit, sizeof var->si_unit, "%.15s", units[m][0] ? units[m] : "1");
+            bool shown_ok = shown_si[m] > 0 && isfinite(shown_si[m]) && shown[m][0] != '\0';
+            snprintf(var->unit, sizeof var->unit, "%.15s", shown_ok ? shown[m] : "");
+            var->unit_si = shown_ok ? shown_si[m] : 0.0;
             H5Tinsert(mt, name, sizeof(double) * (size_t)(v + 1), H5T_NATIVE_DOUBLE);
         }
         H5free_memory(name);

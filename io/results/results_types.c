@@ -34,51 +34,15 @@ static const char *const *key_value_names(sax_key_t k, int *count)
     }
 }
 
-void sax_results_order_name(const sax_space_desc_t *space, int o, char *buf, size_t len)
-{
-    if (len == 0)
-        return;
-    buf[0] = '\0';
-    if (o < 0 || o >= space->n_orders) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    size_t used = 0;
-    for (int i = 0; i < space->order_len[o] && used + 1 < len; i++) {
-        int n = snprintf(buf + used, len - used, "%s%s", i ? "-" : "", sax_dim_names[space->orders[o][i]]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-}
-
 char *sax_results_key_value_str(const sax_space_desc_t *space, const sax_candidate_t *c, sax_key_t k,
                                 char *buf, size_t len)
 {
+    (void)space;
     if (len == 0)
         return buf;
-    if (k == SAX_KEY_ORDER) {
-        size_t used = 0;
-        buf[0] = '\0';
-        for (int i = 0; i < c->n_order && i < SAX_DIM_COUNT && used + 1 < len; i++) {
-            int n = snprintf(buf + used, len - used, "%s%s", i ? "-" : "", sax_dim_names[c->order[i]]);
-            if (n < 0)
-                break;
-            used += (size_t)n;
-        }
-        (void)space;
-        return buf;
-    }
-    int count;
-    const char *const *names = key_value_names(k, &count);
-    int32_t v = sax_candidate_get(c, k);
-    if (names && v >= 0 && v < count)
-        snprintf(buf, len, "%s", names[v]);
-    else if (k == SAX_KEY_DP && v == 0)
-        snprintf(buf, len, "auto");
-    else
-        snprintf(buf, len, "%d", (int)v);
-    return buf;
+    if (k == SAX_KEY_ORDER)
+        return sax_order_name(c->order, c->n_order, buf, len);
+    return sax_key_value_name(NULL, k, sax_candidate_get(c, k), buf, len);
 }
 
 char *sax_results_candidate_line(const sax_candidate_t *c, char *buf, size_t len)
@@ -157,18 +121,36 @@ void sax_results_record_from_row(const sax_space_desc_t *space, const sax_row_t 
 }
 
 /* SI unit of a scenario variable, from the last component of its configuration path. */
-const char *sax_results_scenario_unit(const char *path)
+char *sax_results_scenario_value_str(const sax_scenario_var_t *var, double x, char *buf, size_t len)
 {
-    static const struct {
-        const char *suffix, *unit;
-    } units[] = {{"bandwidth", "B/s"}, {"latency", "s"}, {"distance", "m"},        {"loss", "1"},
-                 {"gpus", "1"},        {"hbm", "B"},     {"peak_flops", "FLOP/s"}, {"oversubscription", "1"}};
-    const char *dot = strrchr(path, '.');
-    const char *last = dot ? dot + 1 : path;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(last, units[i].suffix) == 0)
-            return units[i].unit;
-    return "SI";
+    if (var->unit_si > 0.0)
+        snprintf(buf, len, "%.6g %s", x / var->unit_si, var->unit);
+    else if (var->si_unit[0] != '\0' && strcmp(var->si_unit, "1") != 0)
+        snprintf(buf, len, "%.6g %s", x, var->si_unit);
+    else
+        snprintf(buf, len, "%.6g", x);
+    return buf;
+}
+
+char *sax_results_scenario_label(const sax_space_desc_t *space, const double *values, char *buf, size_t len)
+{
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    if (space->n_scenario_vars == 0) {
+        snprintf(buf, len, "the only scenario");
+        return buf;
+    }
+    size_t used = 0;
+    for (int v = 0; v < space->n_scenario_vars && used + 1 < len; v++) {
+        char x[64];
+        sax_results_scenario_value_str(&space->scenario_vars[v], values[v], x, sizeof x);
+        int n = snprintf(buf + used, len - used, "%s%s = %s", v ? ", " : "", space->scenario_vars[v].path, x);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    return buf;
 }
 
 /* ---- columns ---------------------------------------------------------------------------------- */
@@ -433,7 +415,7 @@ static hid_t order_enum_type(const sax_space_desc_t *space, bool with_any)
         goto fail;
     for (int o = 0; o < space->n_orders; o++) {
         char name[64];
-        sax_results_order_name(space, o, name, sizeof name);
+        sax_key_value_name(space, SAX_KEY_ORDER, o, name, sizeof name);
         v = o;
         /* Two identical orders in a space would make a duplicate name; suffix the index. */
         if (H5Tenum_valueof(t, name, &(int32_t){0}) >= 0) {

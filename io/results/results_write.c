@@ -271,11 +271,15 @@ static sax_status_t write_scenarios(writer_t *w)
     H5Tinsert(t, "scenario", 0, H5T_NATIVE_INT64);
     const char *units[SAX_SPACE_MAX_SCENARIO_VARS + 1] = {"1"};
     const char *paths[SAX_SPACE_MAX_SCENARIO_VARS + 1] = {"scenario index"};
+    const char *shown[SAX_SPACE_MAX_SCENARIO_VARS + 1] = {""};
+    double shown_si[SAX_SPACE_MAX_SCENARIO_VARS + 1] = {0};
     for (int v = 0; v < nv; v++) {
-        H5Tinsert(t, r->space->scenario_vars[v].path, sizeof(int64_t) + (size_t)v * sizeof(double),
-                  H5T_NATIVE_DOUBLE);
-        units[v + 1] = sax_results_scenario_unit(r->space->scenario_vars[v].path);
-        paths[v + 1] = r->space->scenario_vars[v].path;
+        const sax_scenario_var_t *var = &r->space->scenario_vars[v];
+        H5Tinsert(t, var->path, sizeof(int64_t) + (size_t)v * sizeof(double), H5T_NATIVE_DOUBLE);
+        units[v + 1] = var->si_unit[0] ? var->si_unit : "1";
+        paths[v + 1] = var->path;
+        shown[v + 1] = var->unit;
+        shown_si[v + 1] = var->unit_si;
     }
     sax_status_t st = SAX_OK;
     hsize_t dims[1] = {(hsize_t)r->n_scenarios};
@@ -304,6 +308,14 @@ static sax_status_t write_scenarios(writer_t *w)
             st = attr_strs(w, d, "field_units", units, nv + 1);
         if (st == SAX_OK)
             st = attr_strs(w, d, "field_descriptions", paths, nv + 1);
+        if (st == SAX_OK)
+            st = attr_strs(w, d, "display_units", shown, nv + 1);
+        if (st == SAX_OK) {
+            hsize_t n1[1] = {(hsize_t)nv + 1};
+            hid_t as = H5Screate_simple(1, n1, NULL);
+            st = attr_write(w, d, "display_unit_si", H5T_NATIVE_DOUBLE, as, shown_si);
+            H5Sclose(as);
+        }
         H5Dclose(d);
     }
     H5Sclose(fs);
@@ -1018,7 +1030,8 @@ static double results_bound_bytes(const sax_results_t *r, int64_t n_rows, bool r
     int n_answer = a ? 6 + (a->oblivious ? 1 : 0) : 0;
     int n_datasets = 7 + SAX_KEY_COUNT + 1 + (rows ? 1 : 0) + n_answer,
         n_compounds = n_datasets - SAX_KEY_COUNT - (a ? 1 : 0);
-    int n_attributes = SAX_H5_ROOT_ATTRIBUTES + n_datasets * SAX_H5_ATTRIBUTES_PER_DATASET;
+    int n_attributes = SAX_H5_ROOT_ATTRIBUTES + n_datasets * SAX_H5_ATTRIBUTES_PER_DATASET +
+                       2; /* /scenarios' display_units and display_unit_si */
     double bytes = SAX_H5_FILE_BYTES + (double)n_datasets * SAX_H5_DATASET_BYTES +
                    (double)n_attributes * SAX_H5_ATTRIBUTE_BYTES;
 
@@ -1033,7 +1046,7 @@ static double results_bound_bytes(const sax_results_t *r, int64_t n_rows, bool r
     for (size_t i = 0; i < sizeof prov / sizeof prov[0]; i++)
         bytes += str_bytes(prov[i]);
     for (int v = 0; v < sp->n_scenario_vars; v++)
-        bytes += 3 * str_bytes(sp->scenario_vars[v].path);
+        bytes += 3 * str_bytes(sp->scenario_vars[v].path) + 2 * SAX_UNIT_TEXT_LEN + sizeof(double);
     for (int i = 0; i < SAX_INFEASIBLE_COUNT; i++)
         bytes += str_bytes(sax_infeasible_messages[i]);
     /* member names, field_units and field_descriptions of the compounds: at most every column each;

@@ -219,15 +219,16 @@ sax_status_t sax_results_rows_read(sax_results_file_t *f, int64_t first, int64_t
 char *sax_results_candidate_line(const sax_candidate_t *c, char *buf, size_t len);
 
 /* Name of a candidate's value of key `k` as it appears in files and reports ("1f1b", "8",
- * "tp-cp-pp-dp"); `space` resolves `order`. Writes at most `len` bytes to `buf`, returns buf. */
+ * "tp-cp-pp-dp"): sax_key_value_name of the candidate's value. Writes at most `len` bytes, returns buf. */
 char *sax_results_key_value_str(const sax_space_desc_t *space, const sax_candidate_t *c, sax_key_t k,
                                 char *buf, size_t len);
 
-/* SI unit of a scenario variable from the last component of its path ("B/s" for ".bandwidth"). */
-const char *sax_results_scenario_unit(const char *path);
-
-/* "tp-cp-pp-dp" for order `o` of the space. */
-void sax_results_order_name(const sax_space_desc_t *space, int o, char *buf, size_t len);
+/* A scenario variable's value in the unit the configuration wrote it in ("4 Tbit/s" where the
+ * configuration says "4 Tbit/s"), else in its SI unit ("5e+11 B/s"); and a scenario's values as one
+ * label ("site_links[0].bandwidth = 4 Tbit/s, site_links[0].latency = 0.1 ms"; "the only scenario"
+ * without variables). `values` holds one value per variable. Every command prints scenarios so. */
+char *sax_results_scenario_value_str(const sax_scenario_var_t *var, double x, char *buf, size_t len);
+char *sax_results_scenario_label(const sax_space_desc_t *space, const double *values, char *buf, size_t len);
 
 /* Column metadata shared by the HDF5 attributes, the CSV header and the report. */
 typedef struct {

@@ -199,8 +199,9 @@ static void test_report_text_and_plots(void **state)
     /* speedup = baseline time / best time, from the fixture's brute-force reductions */
     for (int s = 0; s < FX_SCENARIOS; s++) {
         char want[128];
+        /* in the configuration's unit: 1.25e12 and 5e12 B/s are 10 and 40 Tbit/s */
         snprintf(want, sizeof want, "Scenario %d: site_links[0].bandwidth = %s", s,
-                 s ? "5 TB/s" : "1.25 TB/s");
+                 s ? "40 Tbit/s" : "10 Tbit/s");
         assert_non_null(strstr(text, want));
         for (int b = 0; b < 2; b++) {
             const sax_record_t *bl = &fx->baseline_best[s * 2 + b];
@@ -261,9 +262,12 @@ static void test_report_text_and_plots(void **state)
     const char *attr1_must[] = {tip2, "4 of 6 orders", "tp1: placement 2.000x"};
     snprintf(p, sizeof p, "%s/attribution-s1.svg", dir);
     assert_svg(p, attr1_must, 3);
-    const char *scen_must[] = {
-        "site_links[0].bandwidth (TB/s)", "tp-cp-pp-dp",        "tp-cp-dp-pp",
-        "speedup over production",        "best step time (s)", "best of all placements"};
+    const char *scen_must[] = {"site_links[0].bandwidth (Tbit/s)",
+                               "tp-cp-pp-dp",
+                               "tp-cp-dp-pp", /* the configuration's unit */
+                               "speedup over production",
+                               "best step time (s)",
+                               "best of all placements"};
     snprintf(p, sizeof p, "%s/scenario-var0.svg", dir);
     assert_svg(p, scen_must, 6);
 }

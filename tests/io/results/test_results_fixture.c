@@ -100,6 +100,9 @@ void fx_init(fx_t *fx, sax_store_t store)
     memcpy(sp->orders[1], o1, sizeof o1);
     sp->n_scenario_vars = 1;
     strcpy(sp->scenario_vars[0].path, "site_links[0].bandwidth");
+    strcpy(sp->scenario_vars[0].si_unit, "B/s"); /* as a configuration that says "10 Tbit/s" */
+    strcpy(sp->scenario_vars[0].unit, "Tbit/s");
+    sp->scenario_vars[0].unit_si = 1.25e11;
     sp->scenario_vars[0].n = 2;
     sp->scenario_vars[0].v[0] = 1.25e12;
     sp->scenario_vars[0].v[1] = 5e12;

@@ -206,6 +206,9 @@ static void test_roundtrip(void **state)
     assert_int_equal(d.space.baselines[1].value[SAX_KEY_TP], 1);
     assert_int_equal(d.space.n_scenario_vars, 1);
     assert_string_equal(d.space.scenario_vars[0].path, "site_links[0].bandwidth");
+    assert_string_equal(d.space.scenario_vars[0].si_unit, "B/s");
+    assert_string_equal(d.space.scenario_vars[0].unit, "Tbit/s"); /* the configuration's unit, kept */
+    assert_true(d.space.scenario_vars[0].unit_si == 1.25e11);
     assert_int_equal(d.res.n_scenarios, 2);
     assert_true(d.res.scenario_values[1] == 5e12);
 
