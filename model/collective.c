@@ -1049,7 +1049,7 @@ double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const
 }
 
 double sax_p2p_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, int stage,
-                 double bytes, double elem_bytes, sax_traffic_t *tr)
+                 double bytes, double elem_bytes, sax_traffic_t *tr, double *busy_s)
 {
     /* every pipeline sends over the boundary at once: the PP groups' shift, the boundary's own edge */
     const sax_group_t *g = &lay->dim[SAX_DIM_PP];
@@ -1075,5 +1075,8 @@ double sax_p2p_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_la
     }
     double lat = cls >= 0 ? r.cls[cls].lat_s : level_latency(cl, lvl);
     double rate = cls >= 0 ? r.cls[cls].rate_Bps : nic_Bps(cl) / p;
-    return p2p_flow_s(bytes * k / p, sax_nccl_p2p_chunk(c, lvl == 0), rate, lat) + extra;
+    double t = p2p_flow_s(bytes * k / p, sax_nccl_p2p_chunk(c, lvl == 0), rate, lat);
+    if (busy_s != NULL)
+        *busy_s = t > lat ? t - lat : 0.0;
+    return t + extra;
 }

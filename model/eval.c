@@ -305,18 +305,23 @@ static double collective(coll_memo_t *memo, const sax_cluster_t *cl, const sax_c
 /* sax_p2p_s, memoised alike: a transfer's time depends on the boundary's stage only through the level
  * it crosses and the sites it joins. */
 static double p2p(coll_memo_t *memo, const sax_cluster_t *cl, const sax_candidate_t *c,
-                  const sax_layout_t *lay, int stage, double bytes, double elem, sax_traffic_t *tr)
+                  const sax_layout_t *lay, int stage, double bytes, double elem, sax_traffic_t *tr,
+                  double *busy_s)
 {
     int a, b, lvl = sax_layout_stage_level(cl, lay, stage, &a, &b);
     uint64_t key = 0;
     sax_coll_memo_t *slot =
         memo_slot(memo, 0xf000000ull | (uint64_t)lvl << 16 | (uint64_t)a << 8 | (uint64_t)b,
                   lay->dim[SAX_DIM_PP].sites > 1, -1, bytes, elem, &key);
-    if (memo_hit(slot, key, tr, cl->n_links))
+    if (memo_hit(slot, key, tr, cl->n_links)) {
+        *busy_s = slot->busy_s;
         return slot->time_s;
+    }
     sax_traffic_t mine;
     traffic_zero(&mine, cl->n_links);
-    double t = sax_p2p_s(cl, c, lay, stage, bytes, elem, &mine);
+    double t = sax_p2p_s(cl, c, lay, stage, bytes, elem, &mine, busy_s);
+    if (slot != NULL)
+        slot->busy_s = *busy_s;
     return memo_store(slot, key, t, &mine, tr, cl->n_links);
 }
 
@@ -634,11 +639,11 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     traffic_zero(&tr_pp, cl->n_links);
     int boundaries = v > 1 ? pp : pp - 1;
     for (int s = 0; s < pp; s++) {
-        pl.link_s[s] = 0.0;
+        pl.link_s[s] = pl.link_busy_s[s] = 0.0;
         if (pp > 1 && s < boundaries) {
             sax_traffic_t one; /* one transfer of every pipeline */
             traffic_zero(&one, cl->n_links);
-            pl.link_s[s] = p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one);
+            pl.link_s[s] = p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one, &pl.link_busy_s[s]);
             /* crossings per iteration: m micro-batches x chunks (v-1 on the wrap), forward and back: the
              * gradients cross the other way */
             double crossings = (double)m * (s == pp - 1 ? v - 1 : v);
@@ -660,11 +665,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     } else {
         if (!sax_pipeline_time(&pl, scratch, &makespan, finish))
             return infeasible(r, SAX_INFEASIBLE_SIMULATION);
-        double save[SAX_SIM_MAX_STAGES];
+        double save[SAX_SIM_MAX_STAGES], save_busy[SAX_SIM_MAX_STAGES];
         memcpy(save, pl.link_s, sizeof(double) * (size_t)pp);
+        memcpy(save_busy, pl.link_busy_s, sizeof(double) * (size_t)pp);
         memset(pl.link_s, 0, sizeof(double) * (size_t)pp);
+        memset(pl.link_busy_s, 0, sizeof(double) * (size_t)pp);
         bool ok = sax_pipeline_time(&pl, scratch, &makespan_free, finish_free);
         memcpy(pl.link_s, save, sizeof(double) * (size_t)pp);
+        memcpy(pl.link_busy_s, save_busy, sizeof(double) * (size_t)pp);
         if (!ok)
             return infeasible(r, SAX_INFEASIBLE_SIMULATION);
     }

@@ -81,7 +81,7 @@ static void relax(const sax_cluster_t *cl, const sax_candidate_t *c, unsigned wh
 static double op_time(const sax_cluster_t *cl, const sax_candidate_t *c, const op_t *o)
 {
     if (o->stage >= 0)
-        return sax_p2p_s(cl, c, o->lay, o->stage, o->bytes, o->elem, NULL);
+        return sax_p2p_s(cl, c, o->lay, o->stage, o->bytes, o->elem, NULL, NULL);
     return sax_group_collective_s(cl, c, o->lay, o->g, o->op, o->alg, o->bytes, o->elem, NULL);
 }
 

@@ -205,9 +205,11 @@ double sax_collective_s(const sax_cluster_t *cl, const sax_candidate_t *c, const
                         sax_dim_t d, sax_coll_op_t op, double bytes, double elem_bytes, sax_traffic_t *tr);
 
 /* Time of one point-to-point transfer between adjacent pipeline stages s and s+1 while every pipeline
- * sends over the same boundary. */
+ * sends over the same boundary; *busy_s (when not NULL): how long it holds the boundary's channels,
+ * that time less the one-way latency and any compression passes (the next transfer in the same
+ * direction starts its chunks once they are free). */
 double sax_p2p_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay, int stage,
-                 double bytes, double elem_bytes, sax_traffic_t *tr);
+                 double bytes, double elem_bytes, sax_traffic_t *tr, double *busy_s);
 
 typedef struct {
     double time_s;
@@ -249,6 +251,7 @@ typedef struct {
 typedef struct {
     uint64_t key, check;
     double time_s;
+    double busy_s; /* a transfer's: how long it holds its channels (sax_p2p_s) */
     sax_traffic_t tr;
 } sax_coll_memo_t;
 
@@ -256,7 +259,9 @@ struct sax_scratch {
     sax_memo_t memo[SAX_MEMO_SLOTS];
     sax_coll_memo_t coll[SAX_COLL_MEMO_SLOTS];
     uint64_t memo_hits, memo_misses;
-    double f_end[SAX_SIM_MAX_EVENTS]; /* finish of forward events, by (virtual stage, micro) */
+    double f_arr[SAX_SIM_MAX_EVENTS]; /* by (virtual stage, micro): when a forward's output is at the
+                                         next virtual stage (the last's: when it ends) */
+    double b_arr[SAX_SIM_MAX_EVENTS]; /* when a backward's input gradient is at the previous one */
     double b_end[SAX_SIM_MAX_EVENTS]; /* finish of backward (input-gradient) events */
     int32_t ops[SAX_SIM_MAX_OPS];     /* every stage's event order, stage after stage */
     int32_t fixed[SAX_SIM_MAX_OPS];   /* orders with W placed, for schedules that place W greedily */

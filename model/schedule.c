@@ -171,16 +171,20 @@ static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s,
     int kind = OP_KIND(op), c = OP_CHUNK(op), j = OP_MICRO(op), vs = c * p + s;
     if (kind == OP_W)
         return sc->b_end[(long)vs * m + j];
-    if (kind == OP_F) {
-        if (vs == 0)
-            return 0.0;
-        double prev = sc->f_end[(long)(vs - 1) * m + j];
-        return prev < 0.0 ? -1.0 : prev + pl->link_s[(vs - 1) % p];
-    }
+    if (kind == OP_F)
+        return vs == 0 ? 0.0 : sc->f_arr[(long)(vs - 1) * m + j];
     if (vs == vs_count - 1)
-        return sc->f_end[(long)vs * m + j];
-    double next = sc->b_end[(long)(vs + 1) * m + j];
-    return next < 0.0 ? -1.0 : next + pl->link_s[vs % p];
+        return sc->f_arr[(long)vs * m + j];
+    return sc->b_arr[(long)(vs + 1) * m + j];
+}
+
+/* A transfer over boundary `bnd` issued at t: it waits for the previous one in its direction to
+ * leave the channels (*busy_until), holds them link_busy_s, and arrives link_s after its start. */
+static double transfer(const sax_pipeline_t *pl, int bnd, double t, double *busy_until)
+{
+    double start = fmax(t, *busy_until);
+    *busy_until = start + pl->link_busy_s[bnd];
+    return start + pl->link_s[bnd];
 }
 
 typedef struct {
@@ -200,18 +204,20 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
         w_done[SAX_SIM_MAX_STAGES];
     int n_taken[SAX_SIM_MAX_STAGES];
     double free_at[SAX_SIM_MAX_STAGES];
+    double fwd_busy[SAX_SIM_MAX_STAGES], bwd_busy[SAX_SIM_MAX_STAGES]; /* per boundary and direction */
     /* pending W events of the greedy pass live in the far end of ops[], per_stage per stage */
     int32_t *pending = sc->ops + SAX_SIM_MAX_OPS - (long)p * per_stage;
     long total = rn->start[p] - rn->start[0] + (rn->greedy_w ? (long)p * per_stage : 0);
     for (int s = 0; s < p; s++) {
         ptr[s] = rn->start[s];
         held[s] = w_next[s] = w_done[s] = n_taken[s] = 0;
-        free_at[s] = 0.0;
+        free_at[s] = fwd_busy[s] = bwd_busy[s] = 0.0;
         out->busy_s[s] = 0.0;
         out->peak_inflight[s] = 0;
     }
     for (long i = 0; i < (long)p * per_stage; i++)
-        sc->f_end[i] = sc->b_end[i] = -1.0;
+        sc->f_arr[i] = sc->b_arr[i] = sc->b_end[i] = -1.0;
+    const int last_vs = p * pl->chunks - 1;
     long done = 0, recorded = 0;
     while (done < total) {
         bool progress = false;
@@ -237,12 +243,19 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                              : kind == OP_W ? pl->w_s[s]
                                             : pl->b_s[s] + (split_w ? 0.0 : pl->w_s[s]);
                 double t0 = fmax(free_at[s], ready), t1 = t0 + dur;
-                if (kind == OP_F) {
-                    sc->f_end[me] = t1;
+                int vs = OP_CHUNK(op) * p + s, back = (s + p - 1) % p;
+                double send = t1;
+                if (kind == OP_F) { /* its output leaves over boundary s, unless it is the last */
+                    sc->f_arr[me] = vs == last_vs ? t1 : transfer(pl, s, t1, &fwd_busy[s]);
+                    send = vs == last_vs ? t1 : sc->f_arr[me] - pl->link_s[s];
                     if (++held[s] > out->peak_inflight[s])
                         out->peak_inflight[s] = held[s];
-                } else if (kind == OP_B) {
+                } else if (kind == OP_B) { /* its input gradient goes back over boundary s - 1 */
                     sc->b_end[me] = t1;
+                    if (vs > 0) {
+                        sc->b_arr[me] = transfer(pl, back, t1, &bwd_busy[back]);
+                        send = sc->b_arr[me] - pl->link_s[back];
+                    }
                     held[s]--;
                     if (rn->greedy_w) /* its weight gradient becomes pending */
                         pending[(long)s * per_stage + w_done[s]++] = OP(OP_W, OP_CHUNK(op), OP_MICRO(op));
@@ -257,6 +270,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                     e->kind = kind == OP_F ? 'F' : kind == OP_B ? 'B' : 'W';
                     e->start_s = t0;
                     e->end_s = t1;
+                    e->send_s = send;
                 }
                 if (rn->taken != NULL)
                     rn->taken[(long)s * 3 * per_stage + n_taken[s]++] = op;
@@ -308,7 +322,7 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
     sax_pipeline_t *free_pl = &sc->free_links;
     *free_pl = *pl;
     for (int s = 0; s < p; s++)
-        free_pl->link_s[s] = zero_links.link_s[s];
+        free_pl->link_s[s] = free_pl->link_busy_s[s] = zero_links.link_s[s];
     run_t greedy = {sc->ops, start, true, sc->fixed};
     if (run(free_pl, sc, &greedy, out, NULL, 0) < 0)
         return -1;
@@ -348,12 +362,15 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     const sax_schedule_desc_t *sd = &schedules[pl->schedule];
     int p = pl->stages;
     bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p);
-    bool free_links = true;
-    for (int s = 0; s < p; s++)
+    bool free_links = true, no_queue = true;
+    for (int s = 0; s < p; s++) {
         free_links = free_links && pl->link_s[s] == 0.0;
+        /* GPipe issues a boundary's transfers one F (or B) apart: none waits for another */
+        no_queue = no_queue && pl->link_busy_s[s] <= fmin(pl->f_s[0], pl->b_s[0]);
+    }
     /* ZB-H1's form fixes one placement of W; the simulation places W where it fills idle time */
-    bool exact =
-        equal && (free_links || pl->schedule == SAX_SCHEDULE_GPIPE) && pl->schedule != SAX_SCHEDULE_ZB_H1;
+    bool exact = equal && (free_links || (pl->schedule == SAX_SCHEDULE_GPIPE && no_queue)) &&
+                 pl->schedule != SAX_SCHEDULE_ZB_H1;
     if (exact || sd->order == NULL) {
         *makespan = sd->closed_form(pl);
         /* the backward wave reaches stage s that much before stage 0 */
@@ -369,6 +386,7 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     key = hash_doubles(key, pl->b_s, p);
     key = hash_doubles(key, pl->w_s, p);
     key = hash_doubles(key, pl->link_s, p);
+    key = hash_doubles(key, pl->link_busy_s, p);
     key |= 1; /* never 0, the empty mark */
     sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
     if (slot->key == key && slot->check == ~key) {

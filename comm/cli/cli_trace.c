@@ -225,7 +225,8 @@ static long dualpipe_events(const sax_pipeline_t *pl, const sax_iteration_detail
                                       .chunk = j < m / 2 ? 0 : 1,
                                       .kind = "FBW"[k],
                                       .start_s = t,
-                                      .end_s = t + dur[k]};
+                                      .end_s = t + dur[k],
+                                      .send_s = t + dur[k]};
                 t += dur[k];
                 n++;
             }
@@ -359,11 +360,11 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
         int vs = e->chunk * np + s;
         if (e->kind == 'F' && vs < vs_count - 1) {
             snprintf(name, sizeof name, "act %d", e->micro);
-            transfer(&o, ln, bsp, np, s, true, e->end_s, e->end_s + pl.link_s[s], name);
+            transfer(&o, ln, bsp, np, s, true, e->send_s, e->send_s + pl.link_s[s], name);
         } else if (e->kind == 'B' && vs > 0) {
             int prev = (s + np - 1) % np;
             snprintf(name, sizeof name, "grad %d", e->micro);
-            transfer(&o, ln, bsp, np, prev, false, e->end_s, e->end_s + pl.link_s[prev], name);
+            transfer(&o, ln, bsp, np, prev, false, e->send_s, e->send_s + pl.link_s[prev], name);
         }
     }
     /* after each stage's last event: its DP synchronisation (the hidden part overlaps the end of its

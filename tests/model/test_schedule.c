@@ -191,6 +191,81 @@ static void test_slower_links_never_faster(void **state)
     }
 }
 
+/* Transfers over one boundary in one direction run one after another (Megatron's p2p over NCCL: the
+ * channels carry one transfer's chunks at a time). 2 stages, 1F1B, m = 4, F = B = 1, each transfer
+ * 5 (1 of latency, busy 4). Worked by hand, event by event:
+ *   stage 0: F0 [0,1] sends at 1 (channel busy to 5, arrives 6); F1 [1,2] waits, sends at 5 (busy to
+ *            9, arrives 10)
+ *   stage 1: F0 [6,7], B0 [7,8] sends back at 8 (busy to 12, arrives 13); F1 [10,11], B1 [11,12] sends
+ *            at 12 (busy to 16, arrives 17)
+ *   stage 0: B0 [13,14], F2 [14,15] sends at 15 (arrives 20); B1 [17,18], F3 [18,19] sends at 19
+ *            (arrives 24)
+ *   stage 1: F2 [20,21], B2 [21,22] sends at 22 (arrives 27); F3 [24,25], B3 [25,26] sends at 26
+ *            (arrives 31)
+ *   stage 0: B2 [27,28], B3 [31,32]                                         -> makespan 32
+ * With the same transfers as pure delays (nothing busy) it is 30: stage 1 runs F1 at 8, not 10. */
+static void test_transfers_queue_by_hand(void **state)
+{
+    (void)state;
+    static sax_pipeline_t pl;
+    uniform(&pl, SAX_SCHEDULE_1F1B, 2, 1, 4, 1.0, 1.0, 0.0, 5.0);
+    near(sim(&pl), 30.0);
+    pl.link_busy_s[0] = 4.0;
+    near(sim(&pl), 32.0);
+    sax_event_t ev[16];
+    sax_pipeline_result_t r;
+    long n = sax_pipeline_simulate(&pl, scratch, &r, ev, 16);
+    assert_int_equal(n, 16);
+    for (long i = 0; i < n; i++) /* F1 of stage 0 ends at 2 and waits for F0's transfer to leave */
+        if (ev[i].stage == 0 && ev[i].kind == 'F' && ev[i].micro == 1) {
+            near(ev[i].end_s, 2.0);
+            near(ev[i].send_s, 5.0);
+        }
+}
+
+/* A slow boundary serialises the pipeline: with every transfer busy `busy` seconds, the m x v
+ * transfers of each direction over a boundary take m x v x busy back to back, so the makespan is at
+ * least that (plus the first forward before them and the last backward after them); and a busier
+ * link never finishes earlier (the orders are fixed, each start a max of sums). Random pipelines. */
+static void test_busy_links_bound_and_monotone(void **state)
+{
+    (void)state;
+    static sax_pipeline_t pl;
+    unsigned long seed = 7;
+    const sax_schedule_t sch[] = {SAX_SCHEDULE_1F1B, SAX_SCHEDULE_GPIPE, SAX_SCHEDULE_INTERLEAVED,
+                                  SAX_SCHEDULE_ZB_H1};
+    for (int trial = 0; trial < 2000; trial++) {
+        sax_schedule_t k = sch[trial % 4];
+        int p = 2 + (int)(lcg(&seed) * 7), v = k == SAX_SCHEDULE_INTERLEAVED ? 2 : 1;
+        int m = p * (1 + (int)(lcg(&seed) * 3));
+        double w = k == SAX_SCHEDULE_ZB_H1 ? 0.5 : 0.0;
+        uniform(&pl, k, p, v, m, 1.0, 2.0 - w / 2, w, 0.0);
+        double fb = 1e300;
+        for (int s = 0; s < p; s++) {
+            double lat = 0.1 * lcg(&seed), busy = lcg(&seed) < 0.5 ? 0.2 * lcg(&seed) : 4.0 * lcg(&seed);
+            pl.link_s[s] = lat + busy;
+            pl.link_busy_s[s] = busy;
+            fb = fmin(fb, fmin(pl.f_s[s], pl.b_s[s]));
+        }
+        double t = sim(&pl);
+        int boundaries = v > 1 ? p : p - 1;
+        for (int b = 0; b < boundaries; b++) {
+            double n_tr = (double)m * (b == p - 1 ? v - 1 : v); /* the wrap carries v - 1 chunks */
+            if (t < n_tr * pl.link_busy_s[b] + 2.0 * fb - 1e-9)
+                fail_msg("%s p=%d m=%d: makespan %.9g below %g transfers of %.9g over boundary %d",
+                         sax_schedule_names[k], p, m, t, n_tr, pl.link_busy_s[b], b);
+        }
+        int b = (int)(lcg(&seed) * boundaries);
+        double more = lcg(&seed);
+        pl.link_busy_s[b] += more;
+        pl.link_s[b] += more;
+        double after = sim(&pl);
+        if (after < t - 1e-12)
+            fail_msg("%s p=%d m=%d: a busier boundary %d finished at %.9g, before %.9g",
+                     sax_schedule_names[k], p, m, b, after, t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +276,8 @@ int main(void)
         cmocka_unit_test(test_closed_forms_match_simulation),
         cmocka_unit_test(test_uneven_stages),
         cmocka_unit_test(test_slower_links_never_faster),
+        cmocka_unit_test(test_transfers_queue_by_hand),
+        cmocka_unit_test(test_busy_links_bound_and_monotone),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
