@@ -9,13 +9,12 @@
 #include <string.h>
 
 typedef struct {
-    double f, b, w;                /* per micro-batch, one chunk: forward, input grad, weight grad */
-    double comp, tp, cp, ep, z3;   /* per micro-batch, whole stage: where f + b + w went */
-    double tp_f, cp_f, ep_f, z3_f; /* of tp, cp, ep, z3: the part inside the forward pass */
-    double params;                 /* parameters held per GPU (before ZeRO sharding) */
-    double expert_params;          /* of which routed experts (replicated over cp x dp / ep only) */
-    double act, act_peak_layer;    /* activation bytes per micro-batch kept; one layer's working set */
-    double peak_flops;             /* of this stage's GPU */
+    double f, b, w;              /* per micro-batch, one chunk: forward, input grad, weight grad */
+    double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
+    double params;               /* parameters held per GPU (before ZeRO sharding) */
+    double expert_params;        /* of which routed experts (replicated over cp x dp / ep only) */
+    double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
+    double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
     int layers;
 } stage_t;
@@ -330,9 +329,11 @@ static void traffic_add(sax_traffic_t *dst, const sax_traffic_t *src, double k, 
     }
 }
 
-/* One layer's forward, input-gradient and weight-gradient time, and where they went. */
+/* One layer's forward, input-gradient and weight-gradient time, and where they went; in fwd (indexed
+ * by dimension, SAX_DIM_DP for ZeRO-3) the exposed traffic of its forward pass, for the trace. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
-                      const layer_comm_t *lcm, bool moe, double z3_ag, double z3_rs, stage_t *st)
+                      const layer_comm_t *lcm, bool moe, double z3_ag, double z3_rs, stage_t *st,
+                      double fwd_comm[SAX_DIM_COUNT])
 {
     /* TP traffic hides behind GEMMs only when it is split into all-gather and reduce-scatter
      * (sequence parallelism), which lets the GEMM consume chunks as they arrive (Megatron's
@@ -374,10 +375,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->cp += cp_f + cp_b;
     st->ep += ep_f + ep_b;
     st->z3 += z3;
-    st->tp_f += tp_f;
-    st->cp_f += cp_f;
-    st->ep_f += ep_f;
-    st->z3_f += z3_f;
+    fwd_comm[SAX_DIM_TP] = tp_f;
+    fwd_comm[SAX_DIM_CP] = cp_f;
+    fwd_comm[SAX_DIM_EP] = ep_f;
+    fwd_comm[SAX_DIM_DP] = z3_f;
     st->params += lc->params;
     st->expert_params += lc->expert_params;
     double a = c->recompute == SAX_RECOMPUTE_NONE        ? lc->act_bytes
@@ -565,7 +566,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             }
         }
         stage_t one = {0}, many;
-        add_layer(p, c, &gc->dense, &lcm, false, ag_d, rs_d, &one);
+        double fwd_one[SAX_DIM_COUNT] = {0}, fwd_many[SAX_DIM_COUNT] = {0};
+        add_layer(p, c, &gc->dense, &lcm, false, ag_d, rs_d, &one, fwd_one);
         many = one;
         st[s].f = n_dense * one.f;
         st[s].b = n_dense * one.b;
@@ -575,17 +577,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         st[s].cp = n_dense * one.cp;
         st[s].ep = n_dense * one.ep;
         st[s].z3 = n_dense * one.z3;
-        st[s].tp_f = n_dense * one.tp_f;
-        st[s].cp_f = n_dense * one.cp_f;
-        st[s].ep_f = n_dense * one.ep_f;
-        st[s].z3_f = n_dense * one.z3_f;
         st[s].params = n_dense * one.params;
         st[s].expert_params = n_dense * one.expert_params;
         st[s].act = n_dense * one.act;
         st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
         if (nl > n_dense) {
             memset(&many, 0, sizeof many);
-            add_layer(p, c, &gc->moe, &lcm, true, ag_m, rs_m, &many);
+            add_layer(p, c, &gc->moe, &lcm, true, ag_m, rs_m, &many, fwd_many);
             double k = nl - n_dense;
             st[s].f += k * many.f;
             st[s].b += k * many.b;
@@ -595,15 +593,17 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].cp += k * many.cp;
             st[s].ep += k * many.ep;
             st[s].z3 += k * many.z3;
-            st[s].tp_f += k * many.tp_f;
-            st[s].cp_f += k * many.cp_f;
-            st[s].ep_f += k * many.ep_f;
-            st[s].z3_f += k * many.z3_f;
             st[s].params += k * many.params;
             st[s].expert_params += k * many.expert_params;
             st[s].act += k * many.act;
             st[s].act_peak_layer = fmax(st[s].act_peak_layer, many.act_peak_layer);
         }
+        if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
+            for (int d = 0; d < SAX_DIM_COUNT; d++) {
+                trace->fwd_comm_s[s][d] = n_dense * fwd_one[d];
+                if (nl > n_dense)
+                    trace->fwd_comm_s[s][d] += (double)(nl - n_dense) * fwd_many[d];
+            }
         if (s == 0) {
             sax_param_split_t ps;
             sax_model_param_split(md, &ps);
@@ -805,17 +805,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         trace->makespan_s = makespan;
         for (int s = 0; s < pp; s++) {
             trace->finish_s[s] = finish[s];
-            const double fwd[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp_f,
-                                               [SAX_DIM_CP] = st[s].cp_f,
-                                               [SAX_DIM_EP] = st[s].ep_f,
-                                               [SAX_DIM_DP] = st[s].z3_f};
             const double all_s[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp,
                                                  [SAX_DIM_CP] = st[s].cp,
                                                  [SAX_DIM_EP] = st[s].ep,
                                                  [SAX_DIM_DP] = st[s].z3};
             for (int d = 0; d < SAX_DIM_COUNT; d++) {
-                trace->fwd_comm_s[s][d] = fwd[d] / v;
-                trace->bwd_comm_s[s][d] = (all_s[d] - fwd[d]) / v;
+                double fwd = trace->fwd_comm_s[s][d];
+                trace->fwd_comm_s[s][d] = fwd / v;
+                trace->bwd_comm_s[s][d] = (all_s[d] - fwd) / v;
             }
             int a, b, links[SAX_MAX_LINKS], dirs[SAX_MAX_LINKS];
             if (pp > 1 && s < boundaries) {
