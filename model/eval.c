@@ -9,13 +9,12 @@
 #include <string.h>
 
 typedef struct {
-    double f, b, w;                /* per micro-batch, one chunk: forward, input grad, weight grad */
-    double comp, tp, cp, ep, z3;   /* per micro-batch, whole stage: where f + b + w went */
-    double tp_f, cp_f, ep_f, z3_f; /* of tp, cp, ep, z3: the part inside the forward pass */
-    double params;                 /* parameters held per GPU (before ZeRO sharding) */
-    double expert_params;          /* of which routed experts (replicated over cp x dp / ep only) */
-    double act, act_peak_layer;    /* activation bytes per micro-batch kept; one layer's working set */
-    double peak_flops;             /* of this stage's GPU */
+    double f, b, w;              /* per micro-batch, one chunk: forward, input grad, weight grad */
+    double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
+    double params;               /* parameters held per GPU (before ZeRO sharding) */
+    double expert_params;        /* of which routed experts (replicated over cp x dp / ep only) */
+    double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
+    double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
     int layers;
 } stage_t;
@@ -335,15 +334,26 @@ static void traffic_add(sax_traffic_t *dst, const sax_traffic_t *src, double k, 
     }
 }
 
+/* What the trace and the bottlenecks read of one layer, besides its stage_t sums (kept out of stage_t:
+ * the evaluation does not need them). */
+typedef struct {
+    double fwd_comm[SAX_DIM_COUNT]; /* exposed traffic inside the forward pass, by dimension (SAX_DIM_DP:
+                                       ZeRO-3) */
+    double math, memory;            /* its compute (stage_t.comp) split: GEMMs and attention, and the
+                                       memory-bound kernels (norms, residuals, activations, softmax) */
+} layer_parts_t;
+
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
-                      const layer_comm_t *lcm, bool moe, double z3_ag, double z3_rs, stage_t *st)
+                      const layer_comm_t *lcm, bool moe, double z3_ag, double z3_rs, stage_t *st,
+                      layer_parts_t *parts)
 {
     /* TP traffic hides behind GEMMs only when it is split into all-gather and reduce-scatter
      * (sequence parallelism), which lets the GEMM consume chunks as they arrive (Megatron's
      * --tp-comm-overlap requires --sequence-parallel); a plain all-reduce waits. */
     double tpo = c->sequence_parallel ? 1.0 - p->training.tp_overlap : 1.0;
-    double fwd = lc->gemm_s + lc->attn_s + lc->elem_s;
+    double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
+    double fwd = fwd_math + fwd_mem;
     double tp_f = 2.0 * lcm->tp_ar * tpo, tp_b = tp_f;
     double cp_f = fmax(0.0, lcm->cp_pass - lc->attn_s),
            cp_b = fmax(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
@@ -353,15 +363,19 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         ep_f = fmax(0.0, ep_f - fwd);
         ep_b = fmax(0.0, ep_b - 2.0 * fwd);
     }
-    double bwd_in = lc->gemm_s + lc->attn_bwd_s + 2.0 * lc->elem_s; /* data gradients */
-    double wgt = lc->gemm_s;                                        /* weight gradients */
-    double rc = 0.0, rc_tp = 0.0;
+    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = 2.0 * lc->elem_s;
+    double bwd_in = bwd_math + bwd_mem; /* data gradients */
+    double wgt = lc->gemm_s;            /* weight gradients */
+    double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
     if (c->recompute == SAX_RECOMPUTE_FULL) {
-        rc = fwd;
+        rc_math = fwd_math;
+        rc_mem = fwd_mem;
         rc_tp = tp_f;
     } else if (c->recompute == SAX_RECOMPUTE_SELECTIVE && !p->training.flash_attention) {
-        rc = lc->attn_s + 0.5 * lc->elem_s; /* recompute the attention core (flash does anyway) */
+        rc_math = lc->attn_s; /* recompute the attention core (flash does anyway) */
+        rc_mem = 0.5 * lc->elem_s;
     }
+    double rc = rc_math + rc_mem;
     double f = fwd + tp_f + cp_f + ep_f;
     double b = bwd_in + rc + tp_b + rc_tp + cp_b + ep_b;
     /* ZeRO-3/FSDP: prefetched one layer ahead, the gather hides behind the layer's compute as far
@@ -379,10 +393,12 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->cp += cp_f + cp_b;
     st->ep += ep_f + ep_b;
     st->z3 += z3;
-    st->tp_f += tp_f;
-    st->cp_f += cp_f;
-    st->ep_f += ep_f;
-    st->z3_f += z3_f;
+    parts->fwd_comm[SAX_DIM_TP] = tp_f;
+    parts->fwd_comm[SAX_DIM_CP] = cp_f;
+    parts->fwd_comm[SAX_DIM_EP] = ep_f;
+    parts->fwd_comm[SAX_DIM_DP] = z3_f;
+    parts->math = fwd_math + bwd_math + rc_math + wgt;
+    parts->memory = fwd_mem + bwd_mem + rc_mem;
     st->params += lc->params;
     st->expert_params += lc->expert_params;
     double a = c->recompute == SAX_RECOMPUTE_NONE        ? lc->act_bytes
@@ -570,7 +586,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             }
         }
         stage_t one = {0}, many;
-        add_layer(p, c, &gc->dense, &lcm, false, ag_d, rs_d, &one);
+        layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
+        add_layer(p, c, &gc->dense, &lcm, false, ag_d, rs_d, &one, &part_one);
         many = one;
         st[s].f = n_dense * one.f;
         st[s].b = n_dense * one.b;
@@ -580,17 +597,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         st[s].cp = n_dense * one.cp;
         st[s].ep = n_dense * one.ep;
         st[s].z3 = n_dense * one.z3;
-        st[s].tp_f = n_dense * one.tp_f;
-        st[s].cp_f = n_dense * one.cp_f;
-        st[s].ep_f = n_dense * one.ep_f;
-        st[s].z3_f = n_dense * one.z3_f;
         st[s].params = n_dense * one.params;
         st[s].expert_params = n_dense * one.expert_params;
         st[s].act = n_dense * one.act;
         st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
         if (nl > n_dense) {
             memset(&many, 0, sizeof many);
-            add_layer(p, c, &gc->moe, &lcm, true, ag_m, rs_m, &many);
+            add_layer(p, c, &gc->moe, &lcm, true, ag_m, rs_m, &many, &part_many);
             double k = nl - n_dense;
             st[s].f += k * many.f;
             st[s].b += k * many.b;
@@ -600,14 +613,20 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].cp += k * many.cp;
             st[s].ep += k * many.ep;
             st[s].z3 += k * many.z3;
-            st[s].tp_f += k * many.tp_f;
-            st[s].cp_f += k * many.cp_f;
-            st[s].ep_f += k * many.ep_f;
-            st[s].z3_f += k * many.z3_f;
             st[s].params += k * many.params;
             st[s].expert_params += k * many.expert_params;
             st[s].act += k * many.act;
             st[s].act_peak_layer = fmax(st[s].act_peak_layer, many.act_peak_layer);
+        }
+        if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
+            for (int d = 0; d < SAX_DIM_COUNT; d++) {
+                trace->fwd_comm_s[s][d] = n_dense * part_one.fwd_comm[d];
+                if (nl > n_dense)
+                    trace->fwd_comm_s[s][d] += (double)(nl - n_dense) * part_many.fwd_comm[d];
+            }
+        if (detail != NULL) { /* the split of comp, added up as comp is */
+            detail->stage_math_s[s] = n_dense * part_one.math + (double)(nl - n_dense) * part_many.math;
+            detail->stage_memory_s[s] = n_dense * part_one.memory + (double)(nl - n_dense) * part_many.memory;
         }
         if (s == 0) {
             sax_param_split_t ps;
@@ -625,6 +644,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].w += lg->gemm_s;
             st[s].comp += 3.0 * lg->gemm_s + lg->loss_fwd_s + lg->loss_bwd_s;
             st[s].act += lg->act_bytes;
+            if (detail != NULL) {
+                detail->stage_math_s[s] += 3.0 * lg->gemm_s;
+                detail->stage_memory_s[s] += lg->loss_fwd_s + lg->loss_bwd_s;
+            }
         }
         first_layer += nl;
         pl.f_s[s] = st[s].f / v;
@@ -813,17 +836,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         trace->makespan_s = makespan;
         for (int s = 0; s < pp; s++) {
             trace->finish_s[s] = finish[s];
-            const double fwd[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp_f,
-                                               [SAX_DIM_CP] = st[s].cp_f,
-                                               [SAX_DIM_EP] = st[s].ep_f,
-                                               [SAX_DIM_DP] = st[s].z3_f};
             const double all_s[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp,
                                                  [SAX_DIM_CP] = st[s].cp,
                                                  [SAX_DIM_EP] = st[s].ep,
                                                  [SAX_DIM_DP] = st[s].z3};
             for (int d = 0; d < SAX_DIM_COUNT; d++) {
-                trace->fwd_comm_s[s][d] = fwd[d] / v;
-                trace->bwd_comm_s[s][d] = (all_s[d] - fwd[d]) / v;
+                double fwd = trace->fwd_comm_s[s][d];
+                trace->fwd_comm_s[s][d] = fwd / v;
+                trace->bwd_comm_s[s][d] = (all_s[d] - fwd) / v;
             }
             int a, b, links[SAX_MAX_LINKS], dirs[SAX_MAX_LINKS];
             if (pp > 1 && s < boundaries) {
@@ -834,14 +854,16 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         }
     }
     if (detail != NULL) {
-        *detail = (sax_eval_detail_t){.crit = crit,
-                                      .layers = cs->layers,
-                                      .params = cs->params,
-                                      .expert_params = cs->expert_params,
-                                      .opt_s = opt[crit],
-                                      .z3_s = (double)m * cs->z3,
-                                      .micro = m,
-                                      .gpu = cs->gpu};
+        detail->crit = crit;
+        detail->layers = cs->layers;
+        detail->params = cs->params;
+        detail->expert_params = cs->expert_params;
+        detail->opt_s = opt[crit];
+        detail->z3_s = (double)m * cs->z3;
+        detail->math_s = (double)m * detail->stage_math_s[crit];
+        detail->memory_s = (double)m * detail->stage_memory_s[crit];
+        detail->micro = m;
+        detail->first_layer = 0;
         for (int s = 0; s < crit; s++)
             detail->first_layer += st[s].layers;
     }

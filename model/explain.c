@@ -257,42 +257,6 @@ static bool dp_dominant(const sax_problem_t *p, const sax_candidate_t *c, const 
     return most > 0.0;
 }
 
-/* The critical stage's compute per iteration, split into GEMMs and attention (`math`) and memory-bound
- * kernels (norms, residuals, activations, softmax), as eval.c's add_layer composes it. */
-static void compute_split(const sax_problem_t *p, const sax_candidate_t *c, const sax_eval_detail_t *d,
-                          int n_dense, double *math, double *memory)
-{
-    const sax_model_desc_t *md = &p->model;
-    *math = *memory = 0.0;
-    for (int kind = 0; kind < 2; kind++) {
-        double layers = kind == 0 ? n_dense : d->layers - n_dense;
-        if (layers <= 0.0)
-            continue;
-        sax_layer_cost_t lc;
-        sax_layer_cost(md, d->gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
-                       kind == 1, &lc);
-        double mt = 3.0 * lc.gemm_s + lc.attn_s + lc.attn_bwd_s, me = 3.0 * lc.elem_s;
-        if (c->recompute == SAX_RECOMPUTE_FULL) {
-            mt += lc.gemm_s + lc.attn_s;
-            me += lc.elem_s;
-        } else if (c->recompute == SAX_RECOMPUTE_SELECTIVE && !p->training.flash_attention) {
-            mt += lc.attn_s;
-            me += 0.5 * lc.elem_s;
-        }
-        *math += layers * mt;
-        *memory += layers * me;
-    }
-    if (d->crit == c->pp - 1) {
-        sax_logits_cost_t lg; /* the logits GEMM three times (forward, data and weight gradients), the
-                                 memory-bound loss forward and backward */
-        sax_logits_cost(md, d->gpu, p->training.precision, c->tp, c->cp, c->micro_batch, &lg);
-        *math += 3.0 * lg.gemm_s;
-        *memory += lg.loss_fwd_s + lg.loss_bwd_s;
-    }
-    *math *= (double)d->micro;
-    *memory *= (double)d->micro;
-}
-
 sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                                sax_bottleneck_t out[SAX_BN_PHASE_COUNT], int *n)
 {
@@ -326,7 +290,8 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
     const double *bd = r.breakdown_s;
 
     /* compute and the optimizer step */
-    compute_split(p, c, &d, n_dense, &b[SAX_BN_COMPUTE].math_s, &b[SAX_BN_COMPUTE].memory_s);
+    b[SAX_BN_COMPUTE].math_s = d.math_s; /* as eval.c composes the compute */
+    b[SAX_BN_COMPUTE].memory_s = d.memory_s;
     b[SAX_BN_COMPUTE].exposed_s = fmax(0.0, bd[SAX_PHASE_COMPUTE] - d.opt_s);
     b[SAX_BN_COMPUTE].limited_by = b[SAX_BN_COMPUTE].memory_s > b[SAX_BN_COMPUTE].math_s
                                        ? SAX_LIMIT_MEMORY_BANDWIDTH

@@ -291,8 +291,11 @@ typedef struct {
     double params, expert_params; /* per GPU of it, before ZeRO sharding; of which routed experts */
     double opt_s;                 /* its optimizer step */
     double z3_s;                  /* ZeRO-3's exposed traffic inside its events, all micro-batches */
+    double math_s, memory_s;      /* its compute, all micro-batches (the result's compute phase but the
+                                     optimizer step): GEMMs and attention, and memory-bound kernels */
     long micro;                   /* micro-batches per iteration */
-    const sax_gpu_t *gpu;         /* its GPU type */
+    double stage_math_s[SAX_SIM_MAX_STAGES], stage_memory_s[SAX_SIM_MAX_STAGES]; /* the same, one
+                                     micro-batch, every stage (how eval.c finds the critical one's) */
 } sax_eval_detail_t;
 
 /* sax_model_eval_pipeline that also fills `d` (may be NULL) for a feasible candidate. */

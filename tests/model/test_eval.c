@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "sax_model.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,7 +49,6 @@ void *__wrap_realloc(void *p, size_t n)
 
 /* ---- a two-building problem: 2 x 1024 H100, a 70B-class dense model ---------------------------- */
 static sax_problem_t problem;
-static sax_scratch_t *scratch;
 
 static void make_problem(sax_problem_t *p)
 {
@@ -65,34 +64,7 @@ static void make_problem(sax_problem_t *p)
                                   .ffn_act = SAX_FFN_SWIGLU};
     sax_training_set_defaults(&p->training);
     p->training.global_batch = 512;
-    sax_cluster_t *cl = &p->cluster;
-    sax_cluster_set_defaults(cl);
-    cl->gpu = (sax_gpu_t){.name = "H100",
-                          .peak_flops_bf16 = 989e12,
-                          .peak_flops_fp8 = 1979e12,
-                          .hbm_bytes = 80e9,
-                          .hbm_bw_Bps = 3.35e12};
-    sax_gpu_set_defaults(&cl->gpu);
-    cl->scale_up = (sax_scale_up_t){.size = 8, .bw_Bps = 450e9, .latency_s = 3e-6, .efficiency = 0.8};
-    cl->n_tiers = 1;
-    cl->tiers[0] = (sax_tier_t){.name = "building",
-                                .gpus = 1024,
-                                .bw_Bps = 50e9,
-                                .latency_s = 10e-6,
-                                .oversubscription = 1.0,
-                                .efficiency = 0.9};
-    cl->n_sites = 2;
-    for (int s = 0; s < 2; s++) {
-        cl->sites[s].gpus = 1024;
-        cl->sites[s].gpu = cl->gpu;
-    }
-    strcpy(cl->sites[0].name, "A");
-    strcpy(cl->sites[1].name, "B");
-    cl->n_links = 1;
-    cl->links[0].a = 0;
-    cl->links[0].b = 1;
-    cl->links[0].bw_Bps = 1.25e12; /* 10 Tbit/s */
-    cl->links[0].latency_s = 0.5e-3;
+    fixture_h100_cluster(&p->cluster, 2, 1024, 1.25e12 /* 10 Tbit/s */, 0.5e-3);
 }
 
 static sax_candidate_t base(void)
@@ -118,34 +90,15 @@ static sax_candidate_t base(void)
 
 static int setup(void **state)
 {
-    (void)state;
     make_problem(&problem);
-    scratch = malloc(sax_scratch_size());
-    if (scratch == NULL)
-        return -1;
-    sax_scratch_init(scratch);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(scratch);
-    return 0;
-}
-
-static sax_result_t eval(const sax_problem_t *p, const sax_candidate_t *c)
-{
-    sax_result_t r;
-    assert_int_equal(sax_model_eval(p, c, scratch, &r), SAX_OK);
-    return r;
+    return fixture_setup(state);
 }
 
 static void test_breakdown_sums_and_dp_crosses_sites(void **state)
 {
     (void)state;
     sax_candidate_t c = base();
-    sax_result_t r = eval(&problem, &c);
+    sax_result_t r = fixture_eval(&problem, &c);
     assert_true(r.feasible);
     double sum = 0.0;
     for (int i = 0; i < SAX_PHASE_COUNT; i++) {
@@ -173,7 +126,7 @@ static void test_no_site_crossing_no_cross_site_bytes(void **state)
     (void)state;
     sax_candidate_t c = base();
     c.dp = 32; /* 8 x 4 x 32 = 1024 GPUs: one building */
-    sax_result_t r = eval(&problem, &c);
+    sax_result_t r = fixture_eval(&problem, &c);
     assert_true(r.feasible);
     assert_true(r.cross_site_bytes_per_iteration == 0.0);
     assert_true(r.link_utilisation[0] == 0.0);
@@ -201,7 +154,7 @@ static void test_monotone_in_network(void **state)
             p.cluster.scale_up.bw_Bps *= scale;
             p.cluster.links[0].latency_s /= scale;
             p.cluster.tiers[0].latency_s /= scale;
-            sax_result_t r = eval(&p, &c[k]);
+            sax_result_t r = fixture_eval(&p, &c[k]);
             assert_true(r.feasible);
             assert_true(r.iteration_time_s <= prev * (1 + 1e-12));
             prev = r.iteration_time_s;
@@ -214,15 +167,15 @@ static void test_memory_feasibility(void **state)
 {
     (void)state;
     sax_candidate_t c = base();
-    sax_result_t r = eval(&problem, &c);
+    sax_result_t r = fixture_eval(&problem, &c);
     assert_true(r.feasible);
     sax_problem_t p = problem;
     for (int s = 0; s < 2; s++)
         p.cluster.sites[s].gpu.hbm_bytes = 2 * 80e9;
-    assert_true(eval(&p, &c).feasible);
+    assert_true(fixture_eval(&p, &c).feasible);
     for (int s = 0; s < 2; s++)
         p.cluster.sites[s].gpu.hbm_bytes = 0.5 * r.memory_per_gpu_bytes;
-    sax_result_t small = eval(&p, &c);
+    sax_result_t small = fixture_eval(&p, &c);
     assert_false(small.feasible);
     assert_int_equal(small.reason, SAX_INFEASIBLE_MEMORY);
 }
@@ -233,27 +186,27 @@ static void test_infeasibility_reasons(void **state)
     sax_candidate_t c = base();
     c.tp = 16; /* beyond the 8-GPU scale-up domain (and 64 heads / 16 divides) */
     c.dp = 32;
-    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_TP_DOMAIN);
+    assert_int_equal(fixture_eval(&problem, &c).reason, SAX_INFEASIBLE_TP_DOMAIN);
     c = base();
     c.dp = 128; /* 4096 GPUs > 2048 */
-    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_GPUS);
+    assert_int_equal(fixture_eval(&problem, &c).reason, SAX_INFEASIBLE_GPUS);
     c = base();
     c.pp = 3; /* 80 layers / 3 */
     c.dp = 8;
-    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_DIVISIBILITY);
+    assert_int_equal(fixture_eval(&problem, &c).reason, SAX_INFEASIBLE_DIVISIBILITY);
     c = base();
     c.vpp = 2; /* vpp without interleaved */
-    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_SCHEDULE);
+    assert_int_equal(fixture_eval(&problem, &c).reason, SAX_INFEASIBLE_SCHEDULE);
     c = base();
     c.transport = SAX_TRANSPORT_ROCE; /* 0.5 ms one way: 2 x 50 GB/s x 0.5 ms = 50 MB of PFC headroom */
-    sax_result_t lossless = eval(&problem, &c);
+    sax_result_t lossless = fixture_eval(&problem, &c);
     assert_int_equal(lossless.reason, SAX_INFEASIBLE_LOSSLESS);
     assert_int_equal(lossless.lossless_refused, 1u); /* site link 0 */
     assert_true(fabs(sax_pfc_headroom_needed(&problem.cluster, 0) - 50e6) < 1.0);
     sax_problem_t p = problem;
     p.cluster.n_links = 0; /* DP across buildings without a link */
     c = base();
-    assert_int_equal(eval(&p, &c).reason, SAX_INFEASIBLE_NO_LINK);
+    assert_int_equal(fixture_eval(&p, &c).reason, SAX_INFEASIBLE_NO_LINK);
     c = base();
     c.tp = 0;
     sax_result_t r;
@@ -262,11 +215,11 @@ static void test_infeasibility_reasons(void **state)
      * wrapped (negative or small) count */
     c = base();
     c.tp = c.cp = c.pp = c.dp = 65536; /* 2^64 GPUs */
-    sax_result_t huge = eval(&problem, &c);
+    sax_result_t huge = fixture_eval(&problem, &c);
     assert_int_equal(huge.reason, SAX_INFEASIBLE_GPUS);
     assert_true(huge.gpus_used > 2048);
     c.tp = c.cp = c.pp = c.dp = INT32_MAX;
-    assert_int_equal(eval(&problem, &c).reason, SAX_INFEASIBLE_GPUS);
+    assert_int_equal(fixture_eval(&problem, &c).reason, SAX_INFEASIBLE_GPUS);
 }
 
 /* tp x cp x pp x dp against a cap: exact up to the cap, above it once exceeded, no overflow */
@@ -310,16 +263,16 @@ static void test_lossless_only_on_links_used(void **state)
     c.dp = 128; /* 8 x 128 = 1024 GPUs per stage: one site each */
     c.order[2] = SAX_DIM_DP;
     c.order[3] = SAX_DIM_PP;
-    sax_result_t r = eval(&p, &c);
+    sax_result_t r = fixture_eval(&p, &c);
     assert_true(r.feasible);
     assert_true(r.link_bytes[0] > 0.0 && r.link_bytes[1] > 0.0);
     assert_true(r.link_bytes[2] == 0.0);
     cl->links[2].bw_Bps = 1e9; /* slower A-C: nothing changes */
-    sax_result_t slow = eval(&p, &c);
+    sax_result_t slow = fixture_eval(&p, &c);
     assert_true(slow.feasible && slow.iteration_time_s == r.iteration_time_s);
     c.order[2] = SAX_DIM_PP; /* DP outermost: its ring goes A -> B -> C -> A */
     c.order[3] = SAX_DIM_DP;
-    r = eval(&p, &c);
+    r = fixture_eval(&p, &c);
     assert_int_equal(r.reason, SAX_INFEASIBLE_LOSSLESS);
     assert_int_equal(r.lossless_refused, 1u << 2);
 }
@@ -334,7 +287,7 @@ static void test_no_allocation(void **state)
     c[1].order[3] = SAX_DIM_PP; /* a cross-site stage boundary: uneven links, simulated */
     sax_result_t before[2], after[2];
     for (int k = 0; k < 2; k++)
-        before[k] = eval(&problem, &c[k]);
+        before[k] = fixture_eval(&problem, &c[k]);
     sax_scratch_init(scratch);
     fail_allocations = true;
     allocations_attempted = 0;
@@ -358,7 +311,7 @@ static void test_cross_site_pipeline_costs(void **state)
     sax_problem_t p = problem;
     p.cluster.links[0].latency_s = 5e-3;
     p.cluster.links[0].bw_Bps = 1e11;
-    sax_result_t a = eval(&p, &inside), b = eval(&p, &across);
+    sax_result_t a = fixture_eval(&p, &inside), b = fixture_eval(&p, &across);
     assert_true(a.feasible && b.feasible);
     assert_true(b.breakdown_s[SAX_PHASE_PP] > a.breakdown_s[SAX_PHASE_PP]);
 }
@@ -376,7 +329,7 @@ static void test_iteration_detail(void **state)
             c.order[2] = SAX_DIM_DP;
             c.order[3] = SAX_DIM_PP;
         }
-        sax_result_t r = eval(&problem, &c), rt;
+        sax_result_t r = fixture_eval(&problem, &c), rt;
         sax_pipeline_t pl;
         sax_iteration_detail_t *d = malloc(sizeof *d);
         assert_non_null(d);
@@ -429,5 +382,5 @@ int main(void)
         cmocka_unit_test(test_cross_site_pipeline_costs),
         cmocka_unit_test(test_iteration_detail),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "sax_model.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,36 +26,9 @@ static const double GIB = 1024.0 * 1024.0 * 1024.0;
 
 static void make_cluster(sax_cluster_t *cl, int site_gpus, double link_bw, double link_lat, double window)
 {
-    memset(cl, 0, sizeof *cl);
-    sax_cluster_set_defaults(cl);
-    cl->gpu = (sax_gpu_t){.name = "H100",
-                          .peak_flops_bf16 = 989e12,
-                          .peak_flops_fp8 = 1979e12,
-                          .hbm_bytes = 80e9,
-                          .hbm_bw_Bps = 3.35e12};
-    sax_gpu_set_defaults(&cl->gpu);
-    cl->scale_up = (sax_scale_up_t){.size = 8, .bw_Bps = 450e9, .latency_s = 3e-6, .efficiency = 0.8};
-    cl->n_tiers = 1;
-    cl->tiers[0] = (sax_tier_t){.name = "building",
-                                .gpus = site_gpus,
-                                .bw_Bps = 50e9,
-                                .latency_s = 10e-6,
-                                .oversubscription = 1.0,
-                                .efficiency = 0.9};
-    cl->n_sites = link_bw > 0.0 ? 2 : 1;
-    for (int s = 0; s < cl->n_sites; s++) {
-        cl->sites[s].gpus = site_gpus;
-        cl->sites[s].gpu = cl->gpu;
-        snprintf(cl->sites[s].name, sizeof cl->sites[s].name, "%c", 'A' + s);
-    }
-    if (link_bw > 0.0) {
-        cl->n_links = 1;
-        cl->links[0].a = 0;
-        cl->links[0].b = 1;
-        cl->links[0].bw_Bps = link_bw;
-        cl->links[0].latency_s = link_lat;
+    fixture_h100_cluster(cl, link_bw > 0.0 ? 2 : 1, site_gpus, link_bw, link_lat);
+    if (link_bw > 0.0)
         cl->links[0].window_bytes = window;
-    }
 }
 
 static sax_candidate_t candidate(int tp, int dp)
@@ -201,25 +174,6 @@ static void make_problem(sax_problem_t *p, int site_gpus, double link_bw, double
     make_cluster(&p->cluster, site_gpus, link_bw, link_lat, window);
 }
 
-static sax_scratch_t *scratch;
-
-static int setup(void **state)
-{
-    (void)state;
-    scratch = malloc(sax_scratch_size());
-    if (scratch == NULL)
-        return -1;
-    sax_scratch_init(scratch);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(scratch);
-    return 0;
-}
-
 static const sax_bottleneck_t *find(const sax_bottleneck_t *b, int n, sax_bn_phase_t phase)
 {
     for (int i = 0; i < n; i++)
@@ -360,5 +314,5 @@ int main(void)
         cmocka_unit_test(test_pipeline_bubble_is_compute),
         cmocka_unit_test(test_infeasible_has_none),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -6,29 +6,10 @@
 
 #include <cmocka.h>
 
-#include "sax_model.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static sax_scratch_t *scratch;
-
-static int setup(void **state)
-{
-    (void)state;
-    scratch = malloc(sax_scratch_size());
-    if (scratch == NULL)
-        return -1;
-    sax_scratch_init(scratch);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(scratch);
-    return 0;
-}
 
 static void uniform(sax_pipeline_t *pl, sax_schedule_t sch, int p, int v, int m, double f, double b, double w,
                     double d)
@@ -279,5 +260,5 @@ int main(void)
         cmocka_unit_test(test_transfers_queue_by_hand),
         cmocka_unit_test(test_busy_links_bound_and_monotone),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -9,14 +9,13 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "model_internal.h"
 #include "sax_config.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static sax_scratch_t *scratch;
 
 static void within(double got, double want, double rel)
 {
@@ -32,13 +31,6 @@ static void load(const char *name, sax_config_t *cfg)
     sax_status_t st = sax_config_load(path, cfg, &err);
     if (st != SAX_OK)
         fail_msg("%s: %s", path, err.text);
-}
-
-static sax_result_t eval(const sax_problem_t *p, const sax_candidate_t *c)
-{
-    sax_result_t r;
-    assert_int_equal(sax_model_eval(p, c, scratch, &r), SAX_OK);
-    return r;
 }
 
 /* ---- one node ----------------------------------------------------------------------------------- */
@@ -65,7 +57,7 @@ static void test_one_node_tp_all_reduce(void **state)
     sax_config_t cfg;
     load("one-node-8gpu.json", &cfg);
     assert_int_equal(cfg.problem.cluster.n_tiers, 0);
-    sax_result_t r = eval(&cfg.problem, &cfg.candidate);
+    sax_result_t r = fixture_eval(&cfg.problem, &cfg.candidate);
     assert_true(r.feasible);
     assert_int_equal(r.gpus_used, 8);
     double S = 8192.0 * 8192.0 * 2.0, B = 300e9 * 0.8, a = 3e-6;
@@ -85,7 +77,7 @@ static void test_one_node_tp_all_reduce(void **state)
     p.cluster.tiers[0] = (sax_tier_t){
         .gpus = 8, .bw_Bps = 50e9, .latency_s = 10e-6, .oversubscription = 1.0, .efficiency = 0.9};
     strcpy(p.cluster.tiers[0].name, "node");
-    sax_result_t t = eval(&p, &cfg.candidate);
+    sax_result_t t = fixture_eval(&p, &cfg.candidate);
     assert_true(t.feasible);
     assert_true(t.iteration_time_s == r.iteration_time_s);
     sax_config_fini(&cfg);
@@ -112,7 +104,7 @@ static void test_one_node_splits(void **state)
                 c.algorithm = algs[a];
                 c.zero = zero;
                 c.recompute = SAX_RECOMPUTE_FULL;
-                sax_result_t r = eval(&cfg.problem, &c);
+                sax_result_t r = fixture_eval(&cfg.problem, &c);
                 if (!r.feasible) {
                     assert_int_equal(r.reason, SAX_INFEASIBLE_MEMORY);
                     continue;
@@ -122,7 +114,7 @@ static void test_one_node_splits(void **state)
                 assert_true(r.cross_site_bytes_per_iteration == 0.0);
                 sax_problem_t fast = cfg.problem;
                 fast.cluster.scale_up.bw_Bps *= 2.0;
-                assert_true(eval(&fast, &c).iteration_time_s <= r.iteration_time_s);
+                assert_true(fixture_eval(&fast, &c).iteration_time_s <= r.iteration_time_s);
             }
     assert_true(feasible >= 12);
     sax_config_fini(&cfg);
@@ -144,12 +136,12 @@ static void test_tier_equal_to_domain(void **state)
     p.cluster.sites[0].gpus = 16;
     sax_candidate_t c = cfg.candidate;
     c.dp = 2;
-    sax_result_t r = eval(&p, &c);
+    sax_result_t r = fixture_eval(&p, &c);
     assert_true(r.feasible);
     assert_int_equal(r.gpus_used, 16);
     /* the node tier's oversubscription limits the DP ring: halving it never makes the job slower */
     p.cluster.tiers[0].oversubscription = 1.0;
-    sax_result_t q = eval(&p, &c);
+    sax_result_t q = fixture_eval(&p, &c);
     assert_true(q.feasible && q.iteration_time_s <= r.iteration_time_s);
     sax_config_fini(&cfg);
 }
@@ -230,7 +222,7 @@ static void test_two_one_node_sites(void **state)
     sax_candidate_t c = cfg.candidate;
     c.dp = 2;
     c.transport = SAX_TRANSPORT_ROCE_SR;
-    sax_result_t r = eval(&p, &c);
+    sax_result_t r = fixture_eval(&p, &c);
     assert_true(r.feasible);
     assert_int_equal(r.gpus_used, 16);
     assert_true(r.cross_site_bytes_per_iteration > 0.0);
@@ -260,7 +252,7 @@ static void test_partial_pod_evaluates(void **state)
     load("partial-pod-16k.json", &cfg);
     assert_int_equal(cfg.problem.cluster.sites[0].gpus, 16384);
     assert_int_equal(cfg.candidate.dp, 128);
-    sax_result_t r = eval(&cfg.problem, &cfg.candidate);
+    sax_result_t r = fixture_eval(&cfg.problem, &cfg.candidate);
     assert_true(r.feasible);
     assert_int_equal(r.gpus_used, 16384);
     assert_true(r.iteration_time_s > 0.0 && isfinite(r.iteration_time_s));
@@ -383,7 +375,7 @@ static void test_partial_unit_properties(void **state)
             double prev = INFINITY, partial = 0.0;
             for (int gpus = 16384; gpus <= 18432; gpus += 8) {
                 p.cluster.sites[0].gpus = gpus;
-                sax_result_t r = eval(&p, &c);
+                sax_result_t r = fixture_eval(&p, &c);
                 if (!r.feasible)
                     fail_msg("job %zu on %d GPUs: infeasible (%d)", j, gpus, (int)r.reason);
                 if (r.iteration_time_s > prev * (1.0 + 1e-9))
@@ -437,7 +429,7 @@ static void test_partial_unit_moe(void **state)
     double prev = INFINITY, partial = 0.0;
     for (int gpus = 16384; gpus <= 18432; gpus += 64) {
         p.cluster.sites[0].gpus = gpus;
-        sax_result_t r = eval(&p, &c);
+        sax_result_t r = fixture_eval(&p, &c);
         assert_true(r.feasible);
         assert_true(r.breakdown_s[SAX_PHASE_EP] > 0.0);
         assert_true(r.iteration_time_s <= prev * (1.0 + 1e-9));
@@ -462,9 +454,9 @@ static void test_job_on_part_of_site(void **state)
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
         sax_candidate_t c = job(&cfg, &jobs[j]);
         p.cluster.sites[0].gpus = 16384;
-        sax_result_t partial = eval(&p, &c);
+        sax_result_t partial = fixture_eval(&p, &c);
         p.cluster.sites[0].gpus = 24576;
-        sax_result_t part_of_site = eval(&p, &c);
+        sax_result_t part_of_site = fixture_eval(&p, &c);
         assert_true(partial.feasible && part_of_site.feasible);
         assert_int_equal(part_of_site.gpus_used, 16384);
         assert_true(partial.iteration_time_s >= part_of_site.iteration_time_s * (1.0 - 1e-9));
@@ -568,23 +560,6 @@ static void test_partial_units_in_two_sites(void **state)
     sax_config_fini(&cfg);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    scratch = malloc(sax_scratch_size());
-    if (scratch == NULL)
-        return -1;
-    sax_scratch_init(scratch);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(scratch);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,5 +577,5 @@ int main(void)
         cmocka_unit_test(test_partial_unit_against_simulator),
         cmocka_unit_test(test_partial_units_in_two_sites),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }
