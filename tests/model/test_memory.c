@@ -35,7 +35,7 @@
  * stage units. Megatron's estimator looks at the first stage only; with FP8 the last one is fuller:
  *   FP8: (4096 x 12 x 430,080 / 8 + 524,288,000) x 89/12 = 3,166,699,520 x 7.41667 = 23,486,354,773
  *   against stage 0's 2,651,848,704 x 8.58333 = 22,761,701,376;
- *   BF16: stage 0's 3,444,572,160 x 8.58333 = 29,565,911,040 against the last one's 29,369,... .
+ *   BF16: stage 0's 3,444,572,160 x 8.58333 = 29,565,911,040 against the last one's 29,365,720,405.
  * Reserved 3 GiB (sax's default, docs/cost-model.md). */
 #include <setjmp.h>
 #include <stdarg.h>
