@@ -632,7 +632,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             sax_param_split_t ps;
             sax_model_param_split(md, &ps);
             st[s].params += ps.embedding / c->tp;
-            st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES;
+            /* the embedding's dropout mask, 1 B per element, split along the sequence with SP
+             * (Megatron's estimator); its output is the first layer's norm input, counted there */
+            st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden /
+                         (c->sequence_parallel ? c->tp : 1);
         }
         if (s == pp - 1) {
             sax_param_split_t ps;

@@ -173,8 +173,12 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
      * shrinks K and V), norms 4h, MLP 19h -> 3h + 2 kf width, scores 5 a s (per local query).
-     * With TP alone, 10h of it (norm inputs, the two GEMM inputs, dropout masks) stays replicated. */
-    double per_tok = (7.0 + 4.0 * g / a + 4.0 + 3.0) * h + 2.0 * kf * width;
+     * With TP alone, 10h of it (norm inputs, the two GEMM inputs, dropout masks) stays replicated.
+     * FP8 (Transformer Engine): each linear layer keeps its input for the weight gradient as the
+     * FP8 copy it cast for the forward GEMM, 1 B instead of 2: the QKV, projection and FC1 inputs
+     * (h each) and the FC2 input (width) - 3h + width less (docs/cost-model.md section 8). */
+    double fp8_saved = prec == SAX_PRECISION_FP8 ? 3.0 * h + width : 0.0;
+    double per_tok = (7.0 + 4.0 * g / a + 4.0 + 3.0) * h + 2.0 * kf * width - fp8_saved;
     double replicated = sp ? 0.0 : 10.0 * h;
     double split = per_tok - replicated;
     double scores = flash ? 0.0 : 5.0 * a * s; /* flash attention keeps no score matrix */

@@ -141,9 +141,10 @@ static int run(int argc, char **argv)
             printf(", \"max_abs_error_pct\": ");
             cli_print_json_number(stdout, k > 0 ? fmaxe : NAN);
             printf("}");
-        } else {
-            printf("%-28.28s %6d %11d %9.2f %9.2f\n", fam, k + bad, bad, k > 0 ? fsum / k : NAN,
-                   k > 0 ? fmaxe : NAN);
+        } else if (k > 0) {
+            printf("%-28.28s %6d %11d %9.2f %9.2f\n", fam, k + bad, bad, fsum / k, fmaxe);
+        } else { /* every case of the family infeasible: no error to average */
+            printf("%-28.28s %6d %11d %9s %9s\n", fam, k + bad, bad, "-", "-");
         }
     }
     if (json)

@@ -46,8 +46,48 @@ static void test_published_runs(void **state)
     assert_true(worst <= 0.25);
 }
 
+/* The held-out runs (tests/data/validation/public-runs.json, never fitted to): every one of the 56
+ * loads and evaluates, with a finite positive time when feasible. Their accuracy is reported, not
+ * asserted: the issue's target (mean <= 5 %, max <= 15 %, every run feasible) is printed against
+ * what the model reaches, which docs/cost-model.md records. */
+static void test_public_runs(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
+                     SAX_OK);
+    assert_int_equal(n, 56);
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    double sum = 0.0, worst = 0.0;
+    int feasible = 0;
+    for (int i = 0; i < n; i++) {
+        sax_result_t r;
+        assert_int_equal(sax_model_eval(&cases[i].config.problem, &cases[i].config.candidate, scratch, &r),
+                         SAX_OK);
+        if (!r.feasible) {
+            printf("%-34s infeasible (%s)\n", cases[i].name, sax_infeasible_names[r.reason]);
+            continue;
+        }
+        assert_true(isfinite(r.iteration_time_s) && r.iteration_time_s > 0.0);
+        double e = fabs(r.iteration_time_s - cases[i].measured_s) / cases[i].measured_s;
+        sum += e;
+        worst = fmax(worst, e);
+        feasible++;
+    }
+    printf("public runs: %d of %d feasible (target: all); mean %.2f %% (target <= 5 %%), max %.2f %% "
+           "(target <= 15 %%)\n",
+           feasible, n, feasible > 0 ? 100 * sum / feasible : 0.0, 100 * worst);
+    free(scratch);
+    sax_dataset_free(cases, n);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_published_runs)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_published_runs),
+                                       cmocka_unit_test(test_public_runs)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
