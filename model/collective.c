@@ -149,7 +149,9 @@ static double uplink_share(const sax_cluster_t *cl, const sax_layout_t *lay, con
                            int ch)
 {
     const sax_tier_t *tr = &cl->tiers[t];
-    double gpus = unit_gpus((double)g->n / g->units[t], lay->unit[t], g->active[t]);
+    double gpus = g->uneven && g->few_gpus[t] > 0.0
+                      ? g->few_gpus[t]
+                      : unit_gpus((double)g->n / g->units[t], lay->unit[t], g->active[t]);
     if (g->has_tail && g->tail_gpus[t] > 0.0) /* a partial unit: its own GPUs' uplink, for its members */
         gpus = sax_min(gpus, g->tail_gpus[t]);
     return gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription / ch;
@@ -174,11 +176,16 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
     int m0 = (int)lrint((double)g->n / g->units[0]);
     if (m0 < 1)
         m0 = 1;
-    /* NVLink: a GPU sends on every channel but those that leave its domain through it */
+    /* NVLink: a GPU sends on every channel but those that leave its domain through it (the fullest
+     * domain's GPUs leave on the fewest) */
     double nvl = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
-    double nvl_rate = g->top == 0 || !rotate ? nvl / ch : nvl / (ch - ch / m0);
+    int m_full = g->uneven ? g->count[0] : m0;
+    double nvl_rate = g->top == 0 || !rotate ? nvl / ch : nvl / (ch - ch / m_full);
+    if (g->uneven) /* the emptiest domain's GPUs take the most channels out */
+        m0 = g->few[0];
     double rx_nvl = 0.0; /* set once the slice size is known: a fraction of NVLink's slice time */
     (void)rx_nvl;
+    bool lone[RING_MAX_CLASSES] = {false};
     /* edges leaving level-l units, per channel */
     double leave[SAX_MAX_LEVELS];
     for (int l = 0; l < site_level; l++)
@@ -206,6 +213,9 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
                                             .run = run,
                                             .level = l,
                                             .from_site = -1};
+        /* a unit of the level below holding one member (a group that does not nest): the hop into it
+         * crosses this level too */
+        lone[r->n_cls - 1] = l > 0 && g->uneven && g->few[l - 1] == 1 && g->count[l - 1] > 1;
     }
     if (g->sites > 1) {
         double base = nic, m_site = (double)g->n / g->sites;
@@ -216,7 +226,9 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
             int from = g->site[i], to = g->site[(i + 1) % g->sites];
             int h = sax_site_route(cl, from, to, links, dirs);
             const sax_site_link_t *first = &cl->links[links[0]];
-            double site_gpus = unit_gpus(m_site, cl->sites[from].gpus, g->active[site_level]);
+            double site_gpus = g->uneven && g->few_gpus[site_level] > 0.0
+                                   ? g->few_gpus[site_level]
+                                   : unit_gpus(m_site, cl->sites[from].gpus, g->active[site_level]);
             double rate = sax_min(base, site_gpus * nic_Bps(cl) / first->uplink_oversubscription / ch);
             for (int k = 0; k < h; k++)
                 rate = sax_min(rate, cl->links[links[k]].bw_Bps /
@@ -242,7 +254,13 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
         r->cls[i].prev = n_inner > 0 && i > 0 ? 0 : (i >= n_inner && i > n_inner ? i - 1 : r->n_cls - 1);
         if (i == 0 && n_inner > 0)
             r->cls[i].prev = 0;
+        if (lone[i])
+            r->cls[i].prev = i;
     }
+    /* a site holding one member (the last, in a group that does not nest in the sites): the hop
+     * leaving it follows the hop into it */
+    if (g->uneven && g->sites > 1 && g->few[site_level] == 1)
+        r->cls[r->n_cls - 1].prev = r->n_cls - 2;
 }
 
 /* A ring's work per channel: `loops` full loops and maybe one partial loop, each of `sends` slice
@@ -850,6 +868,16 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
         f = g->sites;
     else
         f = (double)g->units[l - 1] / (l == site_level - 1 && g->sites > 1 ? g->sites : g->units[l]);
+    if (g->uneven) { /* units hold unequal numbers: the sub-group of the group's first member, whose
+                        factors' product may differ from n (the reference times that sub-group) */
+        f = l == 0            ? g->count[0]
+            : l == site_level ? g->units[site_level - 1]
+                              : ceil((double)g->count[l] / g->count[l - 1]);
+        sub->uneven = false;
+        /* the sub-groups leaving a unit of the level below: as many as its emptiest unit's members */
+        if (l > 0 && l - 1 < site_level)
+            sub->active[l - 1] = sax_min(lay->unit[l - 1], (double)g->groups * g->few[l - 1]);
+    }
     sub->n = (int)lrint(f);
     sub->top = l;
     for (int k = 0; k <= site_level; k++) {
@@ -895,7 +923,8 @@ static void traffic_ring(const sax_cluster_t *cl, const sax_group_t *g, double p
 static void ring_of(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
                     const sax_group_t *g, ring_t *r)
 {
-    ring_geometry(cl, c, lay, g, sax_channels(c, (int)lrint((double)g->n / g->units[0])), true, r);
+    int m0 = g->uneven ? g->count[0] : (int)lrint((double)g->n / g->units[0]); /* the fullest domain's */
+    ring_geometry(cl, c, lay, g, sax_channels(c, m0), true, r);
 }
 
 static double ring_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
