@@ -925,7 +925,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
 /* The sub-group of the hierarchical algorithm's phase at level l: one member from each unit of the level
  * below inside one unit of level l (level 0: the members of one domain). */
 /* Returns the phase's factor: members of a sub-group, on average where units hold unequal numbers
- * (their product over the phases is the group's size). */
+ * (their product over the phases is the group's size: the bytes each member moves). There, sub->n is
+ * the sub-group of the group's first member (fullest units), whose time the phase takes. */
 static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, sax_group_t *sub)
 {
     int site_level = lay->n_levels - 1;
@@ -937,17 +938,21 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
         f = g->sites;
     else
         f = (double)g->units[l - 1] / (l == site_level - 1 && g->sites > 1 ? g->sites : g->units[l]);
-    if (g->uneven) { /* units hold unequal numbers: the sub-group of the group's first member, whose
-                        factors' product may differ from n (the reference times that sub-group) */
-        f = l == 0            ? g->count[0]
-            : l == site_level ? g->units[site_level - 1]
-                              : ceil((double)g->count[l] / g->count[l - 1]);
+    sub->n = (int)lrint(f);
+    sub->groups = (int)lrint((double)g->groups * g->n / f);
+    if (g->uneven) { /* units hold unequal numbers: the sub-group of the group's first member is timed */
+        sub->n = l == 0            ? g->count[0]
+                 : l == site_level ? g->units[site_level - 1]
+                                   : (int)ceil((double)g->count[l] / g->count[l - 1]);
         sub->uneven = false;
+        /* the sub-groups with members in two units or more: as many as the fullest unit holds when two
+         * are full, else as the emptiest */
+        if (l > 0)
+            sub->groups = g->groups * (sub->n >= 3 ? g->count[l - 1] : g->few[l - 1]);
         /* the sub-groups leaving a unit of the level below: as many as its emptiest unit's members */
         if (l > 0 && l - 1 < site_level)
             sub->active[l - 1] = sax_min(lay->unit[l - 1], (double)g->groups * g->few[l - 1]);
     }
-    sub->n = (int)lrint(f);
     sub->top = l;
     for (int k = 0; k <= site_level; k++) {
         sub->units[k] = k < l ? sub->n : 1;
@@ -964,11 +969,6 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
     } else {
         sub->units[site_level - 1] = sub->sites;
     }
-    sub->groups = (int)lrint((double)g->groups * g->n / f);
-    /* the sub-groups with members in two units or more: as many as the fullest unit holds when two are
-     * full, else as the emptiest */
-    if (g->uneven && l > 0)
-        sub->groups = g->groups * (sub->n >= 3 ? g->count[l - 1] : g->few[l - 1]);
     /* a partial unit's uplink, per member: the sub-group has one member in each unit it leaves */
     for (int k = 0; k < site_level && g->has_tail; k++) {
         bool leaves = k < l && g->tail[k] > 0;
@@ -1035,13 +1035,16 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
      * in k pieces pipelined through the phases, each on its own communicator: a permutation flow shop
      * of identical jobs takes sum of phases + (k - 1) x the slowest; k the best of 1, 2, 4, ..., 64 */
     int n_lv = 0;
-    double share[SAX_MAX_LEVELS], d = 1.0;
+    double share[SAX_MAX_LEVELS], d = 1.0, f_avg[SAX_MAX_LEVELS], share_avg[SAX_MAX_LEVELS], d_avg = 1.0;
     sax_group_t sub[SAX_MAX_LEVELS];
     for (int l = 0; l <= g->top; l++) {
         double f = phase_group(lay, g, l, &sub[n_lv]);
         if (sub[n_lv].n > 1) {
             share[n_lv] = d;
-            d /= f;
+            share_avg[n_lv] = d_avg;
+            f_avg[n_lv] = f;
+            d /= g->uneven ? sub[n_lv].n : f;
+            d_avg /= f;
             /* after this level's reduce-scatter each member holds 1/(members in its unit) of the data: in
              * a partial unit, with fewer members, a larger shard goes up */
             if (g->has_tail && l < lay->n_levels - 1 && g->tail[l] > 0)
@@ -1073,7 +1076,16 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
         const sax_group_t *sg = &sub[ph[i]];
         b_p[i] = bytes * share[ph[i]] * (sg->sites > 1 ? k_x : 1.0);
         double steps = ph_op[i] == SAX_OP_ALL_REDUCE ? 2.0 * (sg->n - 1) : sg->n - 1.0;
-        traffic_ring(cl, sg, steps * b_p[i] / sg->n, tr);
+        if (!g->uneven || tr == NULL) {
+            traffic_ring(cl, sg, steps * b_p[i] / sg->n, tr);
+            continue;
+        }
+        /* what crosses the links: every member's share, at the average factors (their product is n) */
+        sax_group_t avg = *sg;
+        double f = f_avg[ph[i]], b = bytes * share_avg[ph[i]] * (sg->sites > 1 ? k_x : 1.0);
+        avg.groups = (int)lrint((double)g->groups * g->n / f);
+        steps = ph_op[i] == SAX_OP_ALL_REDUCE ? 2.0 * (f - 1.0) : f - 1.0;
+        traffic_ring(cl, &avg, steps * b / f, tr);
     }
     /* a piece's time is not affine in its size (a window-bound phase costs the same for any piece that
      * fits its slots), so every k is timed */
