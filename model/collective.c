@@ -395,11 +395,13 @@ static double ring_time(const ring_t *r, sax_coll_op_t op, double bytes, double 
             /* loop after loop, each rank's chain is its own: they average out to the ring's hops times
              * (n - 1) / n per pass */
             double mean = (op == SAX_OP_ALL_REDUCE ? 2.0 : 1.0) * (n - 1.0) / n * sum + s_max,
-                   first = w.chain[0];
+                   first = w.chain[0], edge = 0.0;
             for (int i = 0; i < r->n_cls; i++)
-                mean = sax_max(mean, w.sends * w.slice[p] / r->cls[i].rate_Bps + r->cls[i].lat_s);
-            w.chain[0] = sax_min(mean, first);
-            t += first - w.chain[0];
+                edge = sax_max(edge, w.sends * w.slice[p] / r->cls[i].rate_Bps + r->cls[i].lat_s);
+            w.chain[0] = sax_min(sax_max(mean, edge), first);
+            /* the first loop's longest chain once, unless an edge's sends set the pace from the start */
+            if (mean > edge)
+                t += first - w.chain[0];
         }
         t += w.loops[p] * w.chain[p];
     }
