@@ -951,9 +951,9 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
          * are full, else as the emptiest */
         if (l > 0)
             sub->groups = g->groups * (sub->n >= 3 ? g->count[l - 1] : g->few[l - 1]);
-        /* the sub-groups leaving a unit of the level below: as many as its emptiest unit's members */
+        /* ... and leaving each unit of the level below, one member each */
         if (l > 0 && l - 1 < site_level)
-            sub->active[l - 1] = sax_min(lay->unit[l - 1], (double)g->groups * g->few[l - 1]);
+            sub->active[l - 1] = sax_min(lay->unit[l - 1], (double)sub->groups);
     }
     sub->top = l;
     for (int k = 0; k <= site_level; k++) {
