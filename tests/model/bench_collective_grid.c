@@ -9,7 +9,7 @@
  * (default all); MAX_COST the most slice-hops a case may cost (default 4e8); THIN keeps every THIN-th
  * of the cases left (default 1: all). With GRID_VERBOSE set, every case beyond 10 % as well; with
  * GRID_CLOSED set, only the closed forms, one "line point seconds" a case (to compare two builds);
- * GRID_CACHE below. Figures in docs/cost-model.md section 5. */
+ * GRID_CACHE below (with GRID_CACHED_ONLY also set, only the cases it holds: a run stopped part way). Figures in docs/cost-model.md section 5. */
 #include "collective_grid.h"
 
 #include <stdlib.h>
@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     bool verbose = getenv("GRID_VERBOSE") != NULL;    /* every case beyond 10 % */
     bool closed_only = getenv("GRID_CLOSED") != NULL; /* "line point seconds" of each closed form */
     FILE *keep = getenv("GRID_CACHE") != NULL ? cache_open(getenv("GRID_CACHE")) : NULL;
+    bool cached_only = keep != NULL && getenv("GRID_CACHED_ONLY") != NULL; /* a run stopped part way */
     if (sample < 1 || thin < 1 || max_n < 2) {
         fprintf(stderr, "bench_collective_grid: SAMPLE and THIN must be >= 1, MAX_MEMBERS >= 2\n");
         return 2;
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
                     if (!grid_run(&k, &closed, NULL))
                         continue;
                 } else {
-                    if (!grid_run(&k, &closed, &sim))
+                    if (cached_only || !grid_run(&k, &closed, &sim))
                         continue;
                     if (keep != NULL) {
                         fprintf(keep, "%d %ld %.17g\n", r, p, sim);
