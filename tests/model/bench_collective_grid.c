@@ -9,7 +9,9 @@
  * (default all); MAX_COST the most slice-hops a case may cost (default 4e8); THIN keeps every THIN-th
  * of the cases left (default 1: all). With GRID_VERBOSE set, every case beyond 10 % as well; with
  * GRID_CLOSED set, only the closed forms, one "line point seconds" a case (to compare two builds);
- * GRID_CACHE below (with GRID_CACHED_ONLY also set, only the cases it holds: a run stopped part way). Figures in docs/cost-model.md section 5. */
+ * GRID_CACHE below (with GRID_CACHED_ONLY also set, only the cases it holds: a run stopped part
+ * way). LINE: 0-2 ring all-reduce, reduce-scatter, all-gather; 3-5 hierarchical; 6 tree; 7 all-to-all;
+ * 8 sendrecv. Figures in docs/cost-model.md section 5.6. */
 #include "collective_grid.h"
 
 #include <stdlib.h>
