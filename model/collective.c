@@ -135,6 +135,7 @@ typedef struct {
 
 typedef struct {
     int n, ch, n_cls;
+    bool uneven; /* a group that does not nest: its ranks' chains differ */
     edge_class_t cls[RING_MAX_CLASSES];
 } ring_t;
 
@@ -149,7 +150,9 @@ static double uplink_share(const sax_cluster_t *cl, const sax_layout_t *lay, con
                            int ch)
 {
     const sax_tier_t *tr = &cl->tiers[t];
-    double gpus = unit_gpus((double)g->n / g->units[t], lay->unit[t], g->active[t]);
+    double gpus = g->uneven && g->few_gpus[t] > 0.0
+                      ? g->few_gpus[t]
+                      : unit_gpus((double)g->n / g->units[t], lay->unit[t], g->active[t]);
     if (g->has_tail && g->tail_gpus[t] > 0.0) /* a partial unit: its own GPUs' uplink, for its members */
         gpus = sax_min(gpus, g->tail_gpus[t]);
     return gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription / ch;
@@ -171,14 +174,20 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
     r->n = g->n;
     r->ch = ch;
     r->n_cls = 0;
+    r->uneven = g->uneven;
     int m0 = (int)lrint((double)g->n / g->units[0]);
     if (m0 < 1)
         m0 = 1;
-    /* NVLink: a GPU sends on every channel but those that leave its domain through it */
+    /* NVLink: a GPU sends on every channel but those that leave its domain through it (the fullest
+     * domain's GPUs leave on the fewest) */
     double nvl = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
-    double nvl_rate = g->top == 0 || !rotate ? nvl / ch : nvl / (ch - ch / m0);
+    int m_full = g->uneven ? g->count[0] : m0;
+    double nvl_rate = g->top == 0 || !rotate ? nvl / ch : nvl / (ch - ch / m_full);
+    if (g->uneven) /* the emptiest domain's GPUs take the most channels out */
+        m0 = g->few[0];
     double rx_nvl = 0.0; /* set once the slice size is known: a fraction of NVLink's slice time */
     (void)rx_nvl;
+    bool lone[RING_MAX_CLASSES] = {false};
     /* edges leaving level-l units, per channel */
     double leave[SAX_MAX_LEVELS];
     for (int l = 0; l < site_level; l++)
@@ -206,6 +215,9 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
                                             .run = run,
                                             .level = l,
                                             .from_site = -1};
+        /* a unit of the level below holding one member (a group that does not nest): the hop into it
+         * crosses this level too */
+        lone[r->n_cls - 1] = l > 0 && g->uneven && g->few[l - 1] == 1 && g->count[l - 1] > 1;
     }
     if (g->sites > 1) {
         double base = nic, m_site = (double)g->n / g->sites;
@@ -216,7 +228,9 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
             int from = g->site[i], to = g->site[(i + 1) % g->sites];
             int h = sax_site_route(cl, from, to, links, dirs);
             const sax_site_link_t *first = &cl->links[links[0]];
-            double site_gpus = unit_gpus(m_site, cl->sites[from].gpus, g->active[site_level]);
+            double site_gpus = g->uneven && g->few_gpus[site_level] > 0.0
+                                   ? g->few_gpus[site_level]
+                                   : unit_gpus(m_site, cl->sites[from].gpus, g->active[site_level]);
             double rate = sax_min(base, site_gpus * nic_Bps(cl) / first->uplink_oversubscription / ch);
             for (int k = 0; k < h; k++)
                 rate = sax_min(rate, cl->links[links[k]].bw_Bps /
@@ -242,7 +256,13 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
         r->cls[i].prev = n_inner > 0 && i > 0 ? 0 : (i >= n_inner && i > n_inner ? i - 1 : r->n_cls - 1);
         if (i == 0 && n_inner > 0)
             r->cls[i].prev = 0;
+        if (lone[i])
+            r->cls[i].prev = i;
     }
+    /* a site holding one member (the last, in a group that does not nest in the sites): the hop
+     * leaving it follows the hop into it */
+    if (g->uneven && g->sites > 1 && g->few[site_level] == 1)
+        r->cls[r->n_cls - 1].prev = r->n_cls - 2;
 }
 
 /* A ring's work per channel: `loops` full loops and maybe one partial loop, each of `sends` slice
@@ -371,6 +391,18 @@ static double ring_time(const ring_t *r, sax_coll_op_t op, double bytes, double 
         w.chain[p] = path + s_max;
         for (int i = 0; i < r->n_cls; i++)
             w.chain[p] = sax_max(w.chain[p], w.sends * w.slice[p] / r->cls[i].rate_Bps + r->cls[i].lat_s);
+        if (r->uneven && p == 0 && w.loops[0] > 1.0) {
+            /* loop after loop, each rank's chain is its own: they average out to the ring's hops times
+             * (n - 1) / n per pass */
+            double mean = (op == SAX_OP_ALL_REDUCE ? 2.0 : 1.0) * (n - 1.0) / n * sum + s_max,
+                   first = w.chain[0], edge = 0.0;
+            for (int i = 0; i < r->n_cls; i++)
+                edge = sax_max(edge, w.sends * w.slice[p] / r->cls[i].rate_Bps + r->cls[i].lat_s);
+            w.chain[0] = sax_min(sax_max(mean, edge), first);
+            /* the first loop's longest chain once, unless an edge's sends set the pace from the start */
+            if (mean > edge)
+                t += first - w.chain[0];
+        }
         t += w.loops[p] * w.chain[p];
     }
     for (int i = 0; i < r->n_cls; i++) {
@@ -505,15 +537,26 @@ static void traffic_pairs(const sax_cluster_t *cl, const sax_group_t *g, double 
  * per other site; their flows share the GPU's NVLink or NIC, the uplinks of the units they leave, the
  * site's uplink and the site links on their routes (where the other sites' members send too); the
  * slowest class finishes last. */
-static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
-                              const sax_group_t *g, int src, double bytes)
+/* Members of the group in its i-th site: n / sites, or where sites hold unequal numbers, the fullest
+ * number in each but the last, which holds the rest. */
+static double site_members(const sax_group_t *g, int site_level, int i)
+{
+    if (!g->uneven)
+        return (double)g->n / g->sites;
+    int few = g->few[site_level];
+    return i == g->sites - 1 ? few : (double)(g->n - few) / (g->sites - 1);
+}
+
+/* ... from a member in units of each level holding m[l] members (the group's average, or in a group
+ * that does not nest, its fullest or its emptiest units), each unit's uplink `gpus[l]` GPUs' worth
+ * (NULL: the unit's share by members) */
+static double all_to_all_at(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                            const sax_group_t *g, int src, double bytes, const double *m,
+                            const double *gpus_at)
 {
     int site_level = lay->n_levels - 1, p = sax_p2p_channels(cl, c);
     int n_in = site_level; /* classes 0 .. site_level-1 inside the site, then one per other site */
-    double m[SAX_MAX_LEVELS];
-    for (int l = 0; l < site_level; l++)
-        m[l] = (double)g->n / g->units[l];
-    double m_site = (double)g->n / g->sites;
+    double m_site = site_members(g, site_level, src);
     share_t w = {.n_cls = n_in + g->sites};
     double peers[WF_MAX_CLS] = {0}, lat[WF_MAX_CLS] = {0}, below = 1.0;
     for (int l = 0; l < site_level; l++) {
@@ -527,7 +570,7 @@ static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c,
         w.cls_cap[k] = INFINITY;
         if (j == src)
             continue;
-        peers[k] = m_site;
+        peers[k] = site_members(g, site_level, j);
         double route_lat = 0.0;
         w.cls_cap[k] = route_cap(cl, c, g->site[src], g->site[j], &route_lat);
         lat[k] = level_latency(cl, site_level) + route_lat;
@@ -541,7 +584,7 @@ static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c,
     w.n_res++;
     for (int t = 0; t < cl->n_tiers && t < site_level; t++) {
         const sax_tier_t *tr = &cl->tiers[t];
-        double gpus = unit_gpus(m[t], lay->unit[t], g->active[t]);
+        double gpus = gpus_at != NULL ? gpus_at[t] : unit_gpus(m[t], lay->unit[t], g->active[t]);
         if (g->has_tail && g->tail_gpus[t] > 0.0) /* a partial unit's uplink, for the members it holds */
             gpus = sax_min(gpus, g->tail_gpus[t] * m[t] / g->tail[t]);
         w.res_cap[w.n_res] = gpus * tr->bw_Bps * tr->efficiency / tr->oversubscription;
@@ -552,7 +595,9 @@ static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c,
     if (g->sites > 1) {
         int j0 = src == 0 ? 1 : 0, links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
         sax_site_route(cl, g->site[src], g->site[j0], links, dirs);
-        double site_gpus = unit_gpus(m_site, cl->sites[g->site[src]].gpus, g->active[site_level]);
+        double site_gpus = g->uneven && g->few_gpus[site_level] > 0.0
+                               ? g->few_gpus[site_level]
+                               : unit_gpus(m_site, cl->sites[g->site[src]].gpus, g->active[site_level]);
         w.res_cap[w.n_res] = site_gpus * nic_Bps(cl) / cl->links[links[0]].uplink_oversubscription;
         for (int j = 0; j < g->sites; j++)
             w.use[w.n_res][n_in + j] = m_site * peers[n_in + j] * p;
@@ -569,9 +614,11 @@ static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c,
                         int h = sax_site_route(cl, g->site[i], g->site[j], links, dirs);
                         for (int q = 0; q < h; q++)
                             if (links[q] == l && dirs[q] == d) {
-                                all += m_site * m_site * p * g->groups;
+                                double pairs =
+                                    site_members(g, site_level, i) * site_members(g, site_level, j);
+                                all += pairs * p * g->groups;
                                 if (i == src)
-                                    mine[j] += m_site * m_site * p * g->groups;
+                                    mine[j] += pairs * p * g->groups;
                             }
                     }
                 double own = 0.0;
@@ -594,6 +641,27 @@ static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c,
         if (k >= n_in)
             rate *= route_efficiency(cl, c, g->site[src], g->site[k - n_in], rate);
         t = sax_max(t, p2p_flow_s(per_flow, sax_nccl_p2p_chunk(c, k == 0), rate, lat[k]));
+    }
+    return t;
+}
+
+static double all_to_all_from(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                              const sax_group_t *g, int src, double bytes)
+{
+    int site_level = lay->n_levels - 1;
+    double m[SAX_MAX_LEVELS];
+    for (int l = 0; l < site_level; l++)
+        m[l] = (double)g->n / g->units[l];
+    if (!g->uneven)
+        return all_to_all_at(cl, c, lay, g, src, bytes, m, NULL);
+    /* units holding unequal numbers: from a member of the fullest units and from one of the emptiest */
+    double gpus[SAX_MAX_LEVELS], t = 0.0;
+    for (int v = 0; v < 2; v++) {
+        for (int l = 0; l < site_level; l++) {
+            m[l] = v == 0 ? g->count[l] : g->few[l];
+            gpus[l] = g->few_gpus[l] > 0.0 ? g->few_gpus[l] : unit_gpus(m[l], lay->unit[l], g->active[l]);
+        }
+        t = sax_max(t, all_to_all_at(cl, c, lay, g, src, bytes, m, gpus));
     }
     return t;
 }
@@ -633,7 +701,7 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                      const sax_group_t *g, double bytes)
 {
     int site_level = lay->n_levels - 1;
-    int m0 = (int)lrint((double)g->n / g->units[0]);
+    int m0 = g->uneven ? g->count[0] : (int)lrint((double)g->n / g->units[0]);
     int ch = sax_channels(c, m0);
     double per_channel = bytes / ch, chunk = sax_min(sax_nccl_buffer_bytes(c) / SAX_NCCL_STEPS, per_channel);
     double c_t[2] = {ceil(ch / 2.0), floor(ch / 2.0)}; /* channels of each tree */
@@ -661,13 +729,24 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
         int units = l == n_lv ? g->sites : g->units[l];
         per_unit[l] = g->units[0] / (units > 0 ? units : 1);
     }
+    int last_nodes = nodes; /* domains of the last site */
+    if (g->uneven) {        /* units hold unequal numbers: the trees of the fullest site and units */
+        double most_site = g->sites > 1 ? site_members(g, site_level, 0) : g->n;
+        nodes = (int)ceil(most_site / g->count[0]);
+        last_nodes =
+            g->sites > 1 ? (int)ceil(site_members(g, site_level, g->sites - 1) / g->count[0]) : nodes;
+        for (int l = 1; l <= n_lv; l++)
+            per_unit[l] = l == n_lv ? nodes : (int)ceil((double)g->count[l] / g->count[0]);
+    }
+    int nodes_of[SAX_MAX_SITES];
+    for (int q = 0; q < g->sites; q++)
+        nodes_of[q] = q == g->sites - 1 ? last_nodes : nodes;
     /* pass 1: the busiest NIC (a domain's tree in one site, its root also in the sites' tree) and the
      * busiest unit uplink of each level */
     double nic_flows = 0.0, unit_flows[SAX_MAX_LEVELS] = {0};
     for (int q = 0; q < g->sites; q++)
-        for (int i = 0; i < nodes; i++) {
-            double f0 = tree_node_flows(nodes, i, 0, g->sites, q),
-                   f1 = tree_node_flows(nodes, i, 1, g->sites, q);
+        for (int i = 0, nq = nodes_of[q]; i < nq; i++) {
+            double f0 = tree_node_flows(nq, i, 0, g->sites, q), f1 = tree_node_flows(nq, i, 1, g->sites, q);
             nic_flows = sax_max(nic_flows, h_t[0] * f0 + h_t[1] * f1);
             unit_flows[0] = sax_max(unit_flows[0], c_t[0] * f0 + c_t[1] * f1); /* the domain's */
         }
@@ -710,6 +789,10 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
     /* the sites' tree edge by edge: routes, latencies and loads */
     double edge_rate[2][SAX_MAX_SITES], edge_rate_dn[2][SAX_MAX_SITES], edge_lat[2][SAX_MAX_SITES];
     double site_path = 0.0, pipe = 0.0;
+    /* a last site holding one domain (a group that does not nest in the sites) has no tree inside: its
+     * path up is the sites' tree's alone */
+    bool lone_last = g->uneven && g->sites > 1 && g->few[site_level] <= g->count[0];
+    double site_path_lone = 0.0;
     double k = ceil(per_channel / chunk);
     /* as k equal pieces: NCCL sends k - 1 full slots and a partial one, which the pipelined terms
      * below would otherwise charge as full */
@@ -742,12 +825,12 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                     shared = sax_min(shared, cl->links[links[h]].bw_Bps /
                                                  sax_max(flows[links[h]][0], flows[links[h]][1]));
                 for (int end = 0; end < 2; end++) { /* the root of tree t in site q (up), p (down) */
-                    int site = end == 0 ? q : p, root = 0;
-                    for (int i = 0; i < nodes; i++)
-                        if (sax_dtree_parent(nodes, i, t) < 0)
+                    int site = end == 0 ? q : p, root = 0, nq = nodes_of[site];
+                    for (int i = 0; i < nq; i++)
+                        if (sax_dtree_parent(nq, i, t) < 0)
                             root = i;
-                    double f0 = tree_node_flows(nodes, root, 0, f, site),
-                           f1 = tree_node_flows(nodes, root, 1, f, site);
+                    double f0 = tree_node_flows(nq, root, 0, f, site),
+                           f1 = tree_node_flows(nq, root, 1, f, site);
                     double r = sax_min(shared, nic_Bps(cl) / (h_t[0] * f0 + h_t[1] * f1));
                     for (int u = 0; u < cl->n_tiers && u <= n_lv - 1; u++) {
                         double own = u == 0 ? c_t[0] * f0 + c_t[1] * f1 : unit_flows[u];
@@ -767,7 +850,10 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                 double path = 0.0; /* up and down, halved: doubled with the rest below */
                 for (int v = q; sax_dtree_parent(f, v, t) >= 0; v = sax_dtree_parent(f, v, t))
                     path += edge_lat[t][v] + 0.5 * (chunk / edge_rate[t][v] + chunk / edge_rate_dn[t][v]);
-                site_path = sax_max(site_path, path);
+                if (lone_last && q == f - 1)
+                    site_path_lone = sax_max(site_path_lone, path);
+                else
+                    site_path = sax_max(site_path, path);
             }
     }
     /* pass 2: the deepest path inside a site, hop by hop at the level it crosses, each hop at the rate
@@ -790,6 +876,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                     int x = e == 0 ? v : up;
                     double fl = 0.0, dom = 0.0; /* flows on x's NIC, and on its domain's uplink */
                     for (int q = 0; q < g->sites; q++) {
+                        if (nodes_of[q] != nodes)
+                            continue; /* a smaller site's tree: its own nodes */
                         double f0 = tree_node_flows(nodes, x, 0, g->sites, q),
                                f1 = tree_node_flows(nodes, x, 1, g->sites, q);
                         fl = sax_max(fl, h_t[0] * f0 + h_t[1] * f1);
@@ -827,10 +915,11 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
             }
         }
         path += (m0 - 1) * lat + chain;
+        site_path_lone += site_path_lone > 0.0 ? (m0 - 1) * lat + chain : 0.0;
         pipe = sax_max(pipe, chunks_start(k, chunk / r_nvl, lat, SAX_NCCL_STEPS));
     }
     /* the first chunk up and down; the last chunk leaves its slowest edge after the others */
-    return 2.0 * (path + site_path) + pipe;
+    return 2.0 * sax_max(path + site_path, site_path_lone) + pipe;
 }
 
 /* ---- hierarchical ---------------------------------------------------------------------------------- */
@@ -838,7 +927,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
 /* The sub-group of the hierarchical algorithm's phase at level l: one member from each unit of the level
  * below inside one unit of level l (level 0: the members of one domain). */
 /* Returns the phase's factor: members of a sub-group, on average where units hold unequal numbers
- * (their product over the phases is the group's size). */
+ * (their product over the phases is the group's size: the bytes each member moves). There, sub->n is
+ * the sub-group of the group's first member (fullest units), whose time the phase takes. */
 static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, sax_group_t *sub)
 {
     int site_level = lay->n_levels - 1;
@@ -851,6 +941,20 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
     else
         f = (double)g->units[l - 1] / (l == site_level - 1 && g->sites > 1 ? g->sites : g->units[l]);
     sub->n = (int)lrint(f);
+    sub->groups = (int)lrint((double)g->groups * g->n / f);
+    if (g->uneven) { /* units hold unequal numbers: the sub-group of the group's first member is timed */
+        sub->n = l == 0            ? g->count[0]
+                 : l == site_level ? g->units[site_level - 1]
+                                   : (int)ceil((double)g->count[l] / g->count[l - 1]);
+        sub->uneven = false;
+        /* the sub-groups with members in two units or more: as many as the fullest unit holds when two
+         * are full, else as the emptiest */
+        if (l > 0)
+            sub->groups = g->groups * (sub->n >= 3 ? g->count[l - 1] : g->few[l - 1]);
+        /* ... and leaving each unit of the level below, one member each */
+        if (l > 0 && l - 1 < site_level)
+            sub->active[l - 1] = sax_min(lay->unit[l - 1], (double)sub->groups);
+    }
     sub->top = l;
     for (int k = 0; k <= site_level; k++) {
         sub->units[k] = k < l ? sub->n : 1;
@@ -867,7 +971,6 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
     } else {
         sub->units[site_level - 1] = sub->sites;
     }
-    sub->groups = (int)lrint((double)g->groups * g->n / f);
     /* a partial unit's uplink, per member: the sub-group has one member in each unit it leaves */
     for (int k = 0; k < site_level && g->has_tail; k++) {
         bool leaves = k < l && g->tail[k] > 0;
@@ -895,7 +998,8 @@ static void traffic_ring(const sax_cluster_t *cl, const sax_group_t *g, double p
 static void ring_of(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
                     const sax_group_t *g, ring_t *r)
 {
-    ring_geometry(cl, c, lay, g, sax_channels(c, (int)lrint((double)g->n / g->units[0])), true, r);
+    int m0 = g->uneven ? g->count[0] : (int)lrint((double)g->n / g->units[0]); /* the fullest domain's */
+    ring_geometry(cl, c, lay, g, sax_channels(c, m0), true, r);
 }
 
 static double ring_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
@@ -933,13 +1037,16 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
      * in k pieces pipelined through the phases, each on its own communicator: a permutation flow shop
      * of identical jobs takes sum of phases + (k - 1) x the slowest; k the best of 1, 2, 4, ..., 64 */
     int n_lv = 0;
-    double share[SAX_MAX_LEVELS], d = 1.0;
+    double share[SAX_MAX_LEVELS], d = 1.0, f_avg[SAX_MAX_LEVELS], share_avg[SAX_MAX_LEVELS], d_avg = 1.0;
     sax_group_t sub[SAX_MAX_LEVELS];
     for (int l = 0; l <= g->top; l++) {
         double f = phase_group(lay, g, l, &sub[n_lv]);
         if (sub[n_lv].n > 1) {
             share[n_lv] = d;
-            d /= f;
+            share_avg[n_lv] = d_avg;
+            f_avg[n_lv] = f;
+            d /= g->uneven ? sub[n_lv].n : f;
+            d_avg /= f;
             /* after this level's reduce-scatter each member holds 1/(members in its unit) of the data: in
              * a partial unit, with fewer members, a larger shard goes up */
             if (g->has_tail && l < lay->n_levels - 1 && g->tail[l] > 0)
@@ -971,7 +1078,16 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
         const sax_group_t *sg = &sub[ph[i]];
         b_p[i] = bytes * share[ph[i]] * (sg->sites > 1 ? k_x : 1.0);
         double steps = ph_op[i] == SAX_OP_ALL_REDUCE ? 2.0 * (sg->n - 1) : sg->n - 1.0;
-        traffic_ring(cl, sg, steps * b_p[i] / sg->n, tr);
+        if (!g->uneven || tr == NULL) {
+            traffic_ring(cl, sg, steps * b_p[i] / sg->n, tr);
+            continue;
+        }
+        /* what crosses the links: every member's share, at the average factors (their product is n) */
+        sax_group_t avg = *sg;
+        double f = f_avg[ph[i]], b = bytes * share_avg[ph[i]] * (sg->sites > 1 ? k_x : 1.0);
+        avg.groups = (int)lrint((double)g->groups * g->n / f);
+        steps = ph_op[i] == SAX_OP_ALL_REDUCE ? 2.0 * (f - 1.0) : f - 1.0;
+        traffic_ring(cl, &avg, steps * b / f, tr);
     }
     /* a piece's time is not affine in its size (a window-bound phase costs the same for any piece that
      * fits its slots), so every k is timed */

@@ -424,7 +424,9 @@ static double ring_channel(sax_coll_op_t op, int n, const double *rate, const do
     while (left > 0.0) {
         double chunk = left >= loop_bytes ? chunk_max : left / n;
         double slice = chunk / SIM_RING_SLICES;
-        left -= chunk * n;
+        /* a partial loop takes the rest: (left / n) x n may round below left, which must not run one
+         * more loop of nothing (it paid every latency again: 43 members, 250 kB) */
+        left = left >= loop_bytes ? left - chunk * n : 0.0;
         for (int o = 0; o < nops; o++) {
             bool rx = o > 0, tx = o < nops - 1;
             for (int sl = 0; sl < SIM_RING_SLICES; sl++) {

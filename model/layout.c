@@ -274,6 +274,43 @@ static void partial_units(const sax_cluster_t *cl, const sax_layout_t *lay, sax_
     }
 }
 
+/* A group that does not nest in some level's units (docs/cost-model.md 5.6): its units of that level
+ * hold count[l] members each but the last, which holds the rest (fewest). Every unit's GPUs are shared
+ * by the groups leaving through it; with every group of the family at once (translates tiling blocks
+ * of n x stride ranks, `stride` groups interleaved in each), a unit that straddles two blocks holds the
+ * interleaved groups of both. */
+static void uneven_units(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g)
+{
+    int site_level = lay->n_levels - 1;
+    g->uneven = false;
+    for (int l = 0; l <= site_level; l++) {
+        long unit = l < site_level ? lay->unit[l] : cl->sites[g->site[0]].gpus;
+        int count = l < site_level ? g->count[l] : count_in_unit(g, unit);
+        int units = l < site_level ? g->units[l] : g->sites;
+        if (units <= 1 || (long)count * units == g->n)
+            continue;
+        if (!g->uneven) {
+            for (int k = 0; k <= site_level; k++) {
+                g->few[k] = k < site_level ? g->n / g->units[k] : g->n / g->sites;
+                g->few_gpus[k] = 0.0;
+            }
+            g->uneven = true;
+        }
+        int few = g->n - (units - 1) * count;
+        g->few[l] = few < 1 ? 1 : few;
+        /* groups leaving through the most crowded unit */
+        double crowd = 1.0;
+        if (g->groups > 1 && g->n_pieces == 1) {
+            long s = g->piece_stride[0], block = (long)g->n * s;
+            bool two = block % unit != 0 && (long)g->groups * g->n > block;
+            crowd = s >= unit ? (double)unit : fmin((double)unit, (double)s * (two ? 2.0 : 1.0));
+        } else if (g->groups > 1) {
+            crowd = fmax(1.0, g->active[l] / g->few[l]);
+        }
+        g->few_gpus[l] = (double)unit / crowd;
+    }
+}
+
 void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax_group_t *g, int groups)
 {
     g->groups = groups;
@@ -284,6 +321,7 @@ void sax_layout_set_groups(const sax_cluster_t *cl, const sax_layout_t *lay, sax
     }
     double m_site = (double)g->n / g->sites;
     g->active[site_level] = fmin(cl->sites[g->site[0]].gpus, groups * m_site);
+    uneven_units(cl, lay, g);
     g->has_tail = lay->partial;
     if (!lay->partial)
         return;

@@ -95,6 +95,14 @@ typedef struct {
     bool has_tail;
     int tail[SAX_MAX_LEVELS];
     double tail_gpus[SAX_MAX_LEVELS];
+    /* Groups that do not nest in the units (a level's units hold unequal numbers of members: 3 members
+     * 8 apart in pods of 16 hold 2 and 1): per level (the last: per site), the fewest members the group
+     * has in one unit it spans, and the GPUs' worth of a unit's uplink the group gets in its most crowded
+     * unit (the unit's GPUs split among the groups leaving through it). Set only when uneven: groups
+     * that nest leave them unwritten and the closed forms take n / units[l] members per unit. */
+    bool uneven;
+    int few[SAX_MAX_LEVELS];
+    double few_gpus[SAX_MAX_LEVELS];
     int n_pieces;
     long piece_stride[SAX_MAX_PIECES];
     int piece_size[SAX_MAX_PIECES];

@@ -239,6 +239,63 @@ static void test_hierarchical_factors_multiply_to_n(void **state)
     within(tr.link_bytes[0][1], 0.5e9, 1e-9);
 }
 
+/* A group that does not nest in the units: 3 members 8 apart (ranks 0, 8, 16) in pods of 16, so pod 0
+ * holds 2 of them and pod 1 one. One site of 48 GPUs, domains of 8, pods of 16 (tier 0: 45 GB/s NICs,
+ * 10 us), the site's fabric above them at 4:1 (tier 1: 45 / 4 = 11.25 GB/s per GPU of a pod's uplink,
+ * 180 GB/s per pod, 20 us). Every group at once: blocks of 24 ranks, 8 groups interleaved in each, two
+ * blocks (16 groups). Pod 1 (ranks 16-31) holds one member of each of the 16 groups, and each leaves
+ * it: group 0 gets 180 / 16 = 11.25 GB/s of pod 1's uplink (the average of 1.5 members per pod would
+ * say 1.5 x 11.25). Send/receive of S = 1 GiB over 4 point-to-point channels (50 GB/s / 14 GB/s, up):
+ * the hop 16 -> 0 leaves pod 1 at 11.25 / 4 = 2.8125 GB/s per channel; 2^30 / 4 B in 128 KiB chunks,
+ * 8 in flight, bandwidth-bound (8 x 46.6 us > 46.6 + 2 x 20 us): 2^28 / 2.8125e9 + 20 us = 95.4637 ms.
+ * All-to-all of S: member 16 sends S / 3 to each of 0 and 8, both outside its pod: 2 peers x 4
+ * channels = 8 flows on its 11.25 GB/s of the uplink, 1.40625 GB/s each; per flow 2^30 / 3 / 4 B:
+ * 89478485.3 / 1.40625e9 + 20 us = 63.6491 ms. The reference simulator builds every group's flows
+ * one by one and finds the same (within 1 %). */
+static void uneven_cluster(sax_cluster_t *cl)
+{
+    cluster(cl, 1, 48, 0.0, 0.0);
+    cl->n_tiers = 2;
+    cl->tiers[0].gpus = 16;
+    cl->tiers[1] = (sax_tier_t){
+        .gpus = 48, .bw_Bps = 50e9, .latency_s = 20e-6, .oversubscription = 4.0, .efficiency = 0.9};
+}
+
+static void test_group_that_does_not_nest(void **state)
+{
+    (void)state;
+    sax_cluster_t cl;
+    uneven_cluster(&cl);
+    sax_candidate_t c = nccl(0);
+    sax_layout_t lay;
+    sax_layout_levels(&cl, &lay);
+    sax_group_t g;
+    assert_int_equal(sax_layout_group_strided(&cl, &lay, 3, 8, true, &g), SAX_FEASIBLE);
+    assert_int_equal(g.groups, 16);
+    assert_int_equal(g.units[1], 2); /* two pods ... */
+    assert_int_equal(g.count[1], 2); /* ... of 2 and 1 members */
+    assert_true(g.uneven);
+    assert_int_equal(g.few[1], 1);
+    within(g.few_gpus[1], 1.0, 1e-12); /* one GPU's worth of pod 1's uplink */
+    double S = (double)(1 << 30);
+    const struct {
+        sax_coll_op_t op;
+        double want;
+    } cases[] = {{SAX_OP_SENDRECV, S / 4 / 2.8125e9 + 20e-6},
+                 {SAX_OP_ALL_TO_ALL, S / 3 / 4 / 1.40625e9 + 20e-6}};
+    for (int i = 0; i < 2; i++) {
+        double closed =
+            sax_group_collective_s(&cl, &c, &lay, &g, cases[i].op, SAX_ALGORITHM_RING, S, 2.0, NULL);
+        within(closed, cases[i].want, 1e-3);
+        sax_coll_sim_t sim;
+        sax_error_t err;
+        assert_int_equal(
+            sax_collective_simulate(&cl, &c, &g, cases[i].op, SAX_ALGORITHM_RING, S, 1.0, &sim, &err),
+            SAX_OK);
+        within(sim.time_s, cases[i].want, 0.01);
+    }
+}
+
 /* Mathis et al.: MSS / RTT x C / sqrt(p). MSS 1460 B, RTT 10 ms, p = 1e-4: with delayed ACKs (C =
  * sqrt(3/4)) 1460 / 0.01 x 0.8660 / 0.01 = 12.64 MB/s per socket; without, sqrt(3/2): 17.88 MB/s. The
  * window bounds a flow at window / RTT: 16 MiB / 10 ms = 1.678 GB/s. */
@@ -309,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_p2p_window),
         cmocka_unit_test(test_tree_latency_matches_nccl_formula),
         cmocka_unit_test(test_hierarchical_factors_multiply_to_n),
+        cmocka_unit_test(test_group_that_does_not_nest),
         cmocka_unit_test(test_transport_caps),
         cmocka_unit_test(test_route_through_intermediate_site),
     };

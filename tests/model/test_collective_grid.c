@@ -1,7 +1,8 @@
 /* test_collective_grid.c - the closed forms of every collective against the reference simulator over a
  * sample of the grid of collective_grid.h (one case in 97, under a budget of simulated events; the whole
- * grid is bench_collective_grid, with its figures in docs/cost-model.md). Groups that nest in the units:
- * within 10 % (the measured worst of the whole grid is in docs/cost-model.md). */
+ * grid is bench_collective_grid, with its figures in docs/cost-model.md). Groups that nest in the units
+ * and groups that do not, apart: each within 10 % (the measured worst of the larger samples, and the
+ * few cases beyond, are in docs/cost-model.md 5.6). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +12,7 @@
 
 #include "collective_grid.h"
 
-static void check(sax_coll_op_t op, sax_algorithm_t alg, double tolerance)
+static void check_groups(sax_coll_op_t op, sax_algorithm_t alg, bool nests, double tolerance)
 {
     int checked = 0, i = 0;
     double worst = 1.0;
@@ -28,7 +29,7 @@ static void check(sax_coll_op_t op, sax_algorithm_t alg, double tolerance)
         grid_cluster(&cl, &k);
         sax_layout_t lay;
         sax_layout_levels(&cl, &lay);
-        if (!grid_nests(&lay, &k))
+        if (grid_nests(&lay, &k) != nests)
             continue;
         double closed, sim;
         if (!grid_run(&k, &closed, &sim))
@@ -40,12 +41,20 @@ static void check(sax_coll_op_t op, sax_algorithm_t alg, double tolerance)
             grid_describe(&k, worst_case, sizeof worst_case);
         }
     }
-    print_message("%s/%s: %d cases, worst closed/reference %.4f (%s)\n", sax_coll_op_names[op],
-                  sax_algorithm_names[alg], checked, worst, worst_case);
-    assert_true(checked > 20);
+    print_message("%s/%s, groups that %s: %d cases, worst closed/reference %.4f (%s)\n",
+                  sax_coll_op_names[op], sax_algorithm_names[alg], nests ? "nest" : "do not nest", checked,
+                  worst, worst_case);
+    assert_true(checked > (nests ? 20 : 5));
     if (fabs(worst - 1.0) > tolerance)
         fail_msg("closed form / reference = %.4f on %s, beyond %.0f %%", worst, worst_case,
                  100.0 * tolerance);
+}
+
+/* Groups that nest in the units and groups that do not, apart. */
+static void check(sax_coll_op_t op, sax_algorithm_t alg, double tolerance)
+{
+    check_groups(op, alg, true, tolerance);
+    check_groups(op, alg, false, tolerance);
 }
 
 static void test_ring_all_reduce(void **state)
