@@ -74,13 +74,10 @@ sax_status_t sax_checkpoint_save(const char *path, uint64_t hash, double elapsed
     sax_status_t st = sax_reduce_pack(acc, &recs, &n, err);
     if (st != SAX_OK)
         return st;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write the checkpoint: %s", tmp, strerror(errno));
+    sax_output_t o;
+    if ((st = sax_output_open(&o, path, err)) != SAX_OK)
         goto out;
-    }
+    FILE *f = o.f;
     header_t h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, magic, sizeof magic);
@@ -97,12 +94,11 @@ sax_status_t sax_checkpoint_save(const char *path, uint64_t hash, double elapsed
     ok = ok && write_part(f, sax_reduce_counts_const(acc), sizeof(sax_counts_t), 1, &crc);
     ok = ok && write_part(f, recs, sizeof *recs, (size_t)n, &crc);
     ok = ok && fwrite(&crc, sizeof crc, 1, f) == 1;
-    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    if (fclose(f) != 0)
-        ok = false;
-    if (!ok || rename(tmp, path) != 0) {
-        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write the checkpoint: %s", path, strerror(errno));
-        remove(tmp);
+    if (!ok) {
+        sax_output_abort(&o);
+        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write the checkpoint", path);
+    } else {
+        st = sax_output_commit(&o, err);
     }
 out:
     free(recs);
