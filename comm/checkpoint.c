@@ -211,9 +211,10 @@ sax_status_t sax_checkpoint_load(const char *path, uint64_t hash, double *elapse
     /* From here the bytes are what some sax wrote; still check every count before trusting it. */
     if (h.record_size != sizeof(sax_record_t) || h.counts_size != sizeof(sax_counts_t)) {
         st = sax_error_set(err, SAX_ERR_INPUT,
-                           "%s: the checkpoint was written by a different build of sax (record size %llu, "
-                           "expected %zu); rerun the sweep with --force",
-                           path, (unsigned long long)h.record_size, sizeof(sax_record_t));
+                           "%s: the checkpoint was written by a different build of sax (record and counts "
+                           "sizes %llu and %llu, expected %zu and %zu); rerun the sweep with --force",
+                           path, (unsigned long long)h.record_size, (unsigned long long)h.counts_size,
+                           sizeof(sax_record_t), sizeof(sax_counts_t));
         goto out;
     }
     if (h.hash != hash) {

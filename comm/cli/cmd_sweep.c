@@ -109,8 +109,8 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
             double c = val != NULL ? strtod(val, &end) : -1;
             if (val == NULL || *end != '\0' || !(c >= 0 && c < 1e9))
                 return sax_cli_usage_error(&sax_command_sweep,
-                                           "--checkpoint-every: expected seconds >= 0 (0: only on a signal), "
-                                           "found %s",
+                                           "--checkpoint-every: expected seconds from 0 (only on a signal) to "
+                                           "less than 1e9 (31 years), found %s",
                                            val != NULL ? val : "nothing");
             a->checkpoint_s = c;
             i++;
