@@ -7,6 +7,7 @@
  * CRC matches and every count, range and record is within what the sweep could have written; a
  * refused checkpoint is left as it is. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fsync, getpid, fstat */
+#include "sax_output.h"
 #include "comm_internal.h"
 
 #include <errno.h>
@@ -74,13 +75,10 @@ sax_status_t sax_checkpoint_save(const char *path, uint64_t hash, double elapsed
     sax_status_t st = sax_reduce_pack(acc, &recs, &n, err);
     if (st != SAX_OK)
         return st;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write the checkpoint: %s", tmp, strerror(errno));
+    sax_output_t o;
+    if ((st = sax_output_open(&o, path, err)) != SAX_OK)
         goto out;
-    }
+    FILE *f = o.f;
     header_t h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, magic, sizeof magic);
@@ -97,12 +95,11 @@ sax_status_t sax_checkpoint_save(const char *path, uint64_t hash, double elapsed
     ok = ok && write_part(f, sax_reduce_counts_const(acc), sizeof(sax_counts_t), 1, &crc);
     ok = ok && write_part(f, recs, sizeof *recs, (size_t)n, &crc);
     ok = ok && fwrite(&crc, sizeof crc, 1, f) == 1;
-    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    if (fclose(f) != 0)
-        ok = false;
-    if (!ok || rename(tmp, path) != 0) {
-        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write the checkpoint: %s", path, strerror(errno));
-        remove(tmp);
+    if (!ok) {
+        sax_output_abort(&o);
+        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write the checkpoint", path);
+    } else {
+        st = sax_output_commit(&o, err);
     }
 out:
     free(recs);
@@ -215,9 +212,10 @@ sax_status_t sax_checkpoint_load(const char *path, uint64_t hash, double *elapse
     /* From here the bytes are what some sax wrote; still check every count before trusting it. */
     if (h.record_size != sizeof(sax_record_t) || h.counts_size != sizeof(sax_counts_t)) {
         st = sax_error_set(err, SAX_ERR_INPUT,
-                           "%s: the checkpoint was written by a different build of sax (record size %llu, "
-                           "expected %zu); rerun the sweep with --force",
-                           path, (unsigned long long)h.record_size, sizeof(sax_record_t));
+                           "%s: the checkpoint was written by a different build of sax (record and counts "
+                           "sizes %llu and %llu, expected %zu and %zu); rerun the sweep with --force",
+                           path, (unsigned long long)h.record_size, (unsigned long long)h.counts_size,
+                           sizeof(sax_record_t), sizeof(sax_counts_t));
         goto out;
     }
     if (h.hash != hash) {

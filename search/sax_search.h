@@ -110,9 +110,12 @@ bool sax_search_matches_baseline(const sax_search_t *s, const sax_search_cursor_
 bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search_cursor_t *cur, int b,
                                          int pos);
 
-/* Candidates of scenario `scenario` that pass the cheap checks (exact; walks only the keys that
- * have checks, so it costs far less than the sweep). Pass -1 for all scenarios. `skipped` (may be
- * NULL) receives the number of candidates skipped for each reason. */
+/* Candidates of scenario `scenario` that pass the cheap checks, exact, counted without visiting
+ * them: the work grows with the combinations of checked keys that later checks can tell apart
+ * (docs/sweep.md), not with the space. Pass -1 for all scenarios. `skipped` (may be NULL) receives
+ * the number of candidates skipped for each reason. Returns -1 (`skipped` then incomplete) when
+ * the count needs more than SAX_SEARCH_COUNT_MAX_CLASSES such combinations, or memory fails. */
+#define SAX_SEARCH_COUNT_MAX_CLASSES (1 << 21) /* 56 bytes each: at most 112 MiB */
 int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT]);
 
 /* ---- the pruned search's admissible lower bound (search/bound.c) ---- */

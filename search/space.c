@@ -127,34 +127,38 @@ typedef struct {
     sax_key_t key;
     int32_t min, max; /* accepted coded values */
     row_check_fn check;
+    uint32_t reads; /* keys the check reads (bits of sax_key_t); sax_search_count_valid relies on it */
 } row_t;
+
+#define K(k) (1u << SAX_KEY_##k)
 
 /* The design-dimension table, outermost first. The checks of a row see the rows above it. */
 static const row_t rows[SAX_KEY_COUNT] = {
-    {SAX_KEY_TP, 1, 1 << 20, check_tp},
-    {SAX_KEY_CP, 1, 1 << 20, check_cp},
-    {SAX_KEY_PP, 1, 1 << 20, check_pp},
-    {SAX_KEY_DP, 0, 1 << 30, check_dp},
-    {SAX_KEY_EP, 1, 1 << 20, check_ep},
-    {SAX_KEY_MICRO_BATCH, 1, 1 << 20, check_micro_batch},
-    {SAX_KEY_SCHEDULE, 0, SAX_SCHEDULE_COUNT - 1, check_schedule},
-    {SAX_KEY_VPP, 1, 1 << 10, check_vpp},
-    {SAX_KEY_RECOMPUTE, 0, SAX_RECOMPUTE_COUNT - 1, NULL},
-    {SAX_KEY_SEQUENCE_PARALLEL, 0, 1, NULL},
-    {SAX_KEY_ZERO, 0, 3, NULL},
-    {SAX_KEY_LAYER_SPLIT, 0, SAX_LAYER_SPLIT_COUNT - 1, check_layer_split},
+    {SAX_KEY_TP, 1, 1 << 20, check_tp, K(TP)},
+    {SAX_KEY_CP, 1, 1 << 20, check_cp, K(CP)},
+    {SAX_KEY_PP, 1, 1 << 20, check_pp, K(PP)},
+    {SAX_KEY_DP, 0, 1 << 30, check_dp, K(TP) | K(CP) | K(PP) | K(DP)},
+    {SAX_KEY_EP, 1, 1 << 20, check_ep, K(EP) | K(DP) | K(CP)},
+    {SAX_KEY_MICRO_BATCH, 1, 1 << 20, check_micro_batch, K(MICRO_BATCH) | K(DP)},
+    {SAX_KEY_SCHEDULE, 0, SAX_SCHEDULE_COUNT - 1, check_schedule, K(SCHEDULE) | K(PP)},
+    {SAX_KEY_VPP, 1, 1 << 10, check_vpp, K(VPP) | K(SCHEDULE) | K(MICRO_BATCH) | K(DP) | K(PP)},
+    {SAX_KEY_RECOMPUTE, 0, SAX_RECOMPUTE_COUNT - 1, NULL, 0},
+    {SAX_KEY_SEQUENCE_PARALLEL, 0, 1, NULL, 0},
+    {SAX_KEY_ZERO, 0, 3, NULL, 0},
+    {SAX_KEY_LAYER_SPLIT, 0, SAX_LAYER_SPLIT_COUNT - 1, check_layer_split, K(LAYER_SPLIT) | K(PP) | K(VPP)},
     /* An order needs no check: dimensions it leaves out go outermost (the cost model's rule). */
-    {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, NULL},
-    {SAX_KEY_ALGORITHM, 0, SAX_ALGORITHM_COUNT - 1, NULL},
-    {SAX_KEY_COMPRESSION, 0, SAX_COMPRESSION_COUNT - 1, NULL},
+    {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, NULL, 0},
+    {SAX_KEY_ALGORITHM, 0, SAX_ALGORITHM_COUNT - 1, NULL, 0},
+    {SAX_KEY_COMPRESSION, 0, SAX_COMPRESSION_COUNT - 1, NULL, 0},
     /* NCCL's channels and buffers: 0 is NCCL's own choice */
-    {SAX_KEY_CHANNELS, 0, 64, NULL},
-    {SAX_KEY_BUFFER_SIZE, 1, 1 << 30, NULL},
-    {SAX_KEY_P2P_CHUNK_SIZE, 1, 1 << 27, NULL},
-    {SAX_KEY_P2P_CHANNELS, 0, 64, NULL},
-    {SAX_KEY_TRANSPORT, 0, SAX_TRANSPORT_COUNT - 1, NULL},
-    {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL},
+    {SAX_KEY_CHANNELS, 0, 64, NULL, 0},
+    {SAX_KEY_BUFFER_SIZE, 1, 1 << 30, NULL, 0},
+    {SAX_KEY_P2P_CHUNK_SIZE, 1, 1 << 27, NULL, 0},
+    {SAX_KEY_P2P_CHANNELS, 0, 64, NULL, 0},
+    {SAX_KEY_TRANSPORT, 0, SAX_TRANSPORT_COUNT - 1, NULL, 0},
+    {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL, 0},
 };
+#undef K
 enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 11 /* layer_split */ };
 
 const sax_key_t sax_search_radix_order[SAX_KEY_COUNT] = {
@@ -480,29 +484,110 @@ bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search
     return true;
 }
 
+/* ---- counting the candidates that pass the checks, without visiting them ------------------------ */
+
+/* A class of prefixes (the keys of the rows down to some row) that the checks below that row
+ * cannot tell apart: they agree on every key a later check reads. `weight` prefixes share it. */
+typedef struct {
+    int32_t v[DEEPEST_CHECK + 1]; /* coded values by radix position; unread positions 0 */
+    int64_t weight;
+} prefix_class_t;
+
+static int compare_classes(const void *a, const void *b)
+{
+    return memcmp(((const prefix_class_t *)a)->v, ((const prefix_class_t *)b)->v,
+                  sizeof((const prefix_class_t *)a)->v);
+}
+
+/* Sorts the classes and merges equal ones (adding their weights); returns how many remain. */
+static int64_t merge_classes(prefix_class_t *c, int64_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(c, (size_t)n, sizeof *c, compare_classes);
+    int64_t out = 0;
+    for (int64_t i = 1; i < n; i++) {
+        if (compare_classes(&c[out], &c[i]) == 0)
+            c[out].weight += c[i].weight;
+        else
+            c[++out] = c[i];
+    }
+    return out + 1;
+}
+
+/* One scenario: the rows are taken in radix order; after row `pos` every prefix that passed is kept
+ * only by the values of the keys that the checks of the rows below read (row_t.reads), and equal
+ * ones are merged. A prefix that fails row `pos` skips stride[pos] candidates per prefix of its
+ * class. The work is the number of distinct classes times the values of a row, not the number of
+ * candidates: for a space of 2^62 candidates typically a few thousand classes. */
+static int64_t count_scenario(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT])
+{
+    int64_t cap = SAX_SEARCH_COUNT_MAX_CLASSES, n = 1;
+    prefix_class_t *cur = calloc(1, sizeof *cur), *next = NULL;
+    if (cur == NULL)
+        return -1;
+    cur[0].weight = 1;
+    uint32_t kept = 0; /* keys the classes hold */
+    for (int pos = 0; pos <= DEEPEST_CHECK && n > 0; pos++) {
+        uint32_t live = 0; /* keys read by the checks below this row */
+        for (int q = pos + 1; q <= DEEPEST_CHECK; q++)
+            live |= rows[q].reads;
+        int nv = s->n_values[pos];
+        if (n > cap / nv) {
+            free(cur);
+            return -1;
+        }
+        next = malloc((size_t)(n * nv) * sizeof *next);
+        if (next == NULL) {
+            free(cur);
+            return -1;
+        }
+        int64_t m = 0;
+        for (int64_t i = 0; i < n; i++) {
+            sax_candidate_t c = s->base;
+            for (int q = 0; q < pos; q++) /* the keys the classes kept (the others are read no more) */
+                if (kept & (1u << rows[q].key))
+                    sax_candidate_set(&c, rows[q].key, cur[i].v[q]);
+            for (int j = 0; j < nv; j++) {
+                sax_candidate_t t = c;
+                set_key(s, &t, rows[pos].key, j);
+                sax_skip_t r = rows[pos].check ? rows[pos].check(s, scenario, &t) : SAX_SKIP_NONE;
+                if (r != SAX_SKIP_NONE) {
+                    if (skipped != NULL)
+                        skipped[r] += cur[i].weight * s->stride[pos];
+                    continue;
+                }
+                prefix_class_t *x = &next[m++];
+                memset(x->v, 0, sizeof x->v);
+                x->weight = cur[i].weight;
+                for (int q = 0; q <= pos; q++) /* the values as checked: dp "auto" resolved */
+                    if (live & (1u << rows[q].key))
+                        x->v[q] = sax_candidate_get(&t, rows[q].key);
+            }
+        }
+        free(cur);
+        cur = next;
+        n = merge_classes(cur, m);
+        kept = live;
+    }
+    int64_t valid = 0;
+    for (int64_t i = 0; i < n; i++)
+        valid += cur[i].weight * s->stride[DEEPEST_CHECK];
+    free(cur);
+    return valid;
+}
+
 int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT])
 {
     if (skipped != NULL)
         memset(skipped, 0, SAX_SKIP_COUNT * sizeof *skipped);
-    int64_t lo = scenario < 0 ? 0 : scenario * s->scenario_size;
-    int64_t hi = scenario < 0 ? s->total : lo + s->scenario_size;
-    int64_t block = s->stride[DEEPEST_CHECK];
+    int first = scenario < 0 ? 0 : scenario, last = scenario < 0 ? s->n_scenarios - 1 : scenario;
     int64_t valid = 0;
-    sax_search_cursor_t cur;
-    sax_search_seek(s, lo, &cur);
-    while (cur.index < hi) {
-        int64_t next;
-        if (cur.skip != SAX_SKIP_NONE) {
-            next = sax_search_skip_end(s, &cur);
-            if (skipped != NULL)
-                skipped[cur.skip] += (next < hi ? next : hi) - cur.index;
-        } else {
-            valid += block;
-            next = cur.index + block;
-        }
-        if (next >= hi)
-            break;
-        sax_search_move(s, &cur, next);
+    for (int sc = first; sc <= last; sc++) {
+        int64_t v = count_scenario(s, sc, skipped);
+        if (v < 0)
+            return -1;
+        valid += v;
     }
     return valid;
 }

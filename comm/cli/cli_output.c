@@ -4,6 +4,7 @@
  * device such as /dev/null, a FIFO, a socket or a directory is refused, and so is a name that is
  * one of the command's own inputs, which the output would overwrite. */
 #define _POSIX_C_SOURCE 200809L /* S_ISSOCK, O_CLOEXEC, O_NOFOLLOW */
+#include "sax_output.h"
 #include "cli_output.h"
 
 #include <errno.h>
@@ -51,19 +52,14 @@ sax_status_t sax_cli_check_output(const char *out, const char *const *inputs, sa
 
 sax_status_t sax_cli_write_text(const char *path, const char *text, sax_error_t *err)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL)
-        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
-    bool ok = fputs(text, f) >= 0 && !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return SAX_OK;
+    sax_output_t o;
+    sax_status_t st = sax_output_open(&o, path, err);
+    if (st != SAX_OK)
+        return st;
+    fputs(text, o.f); /* a failed write shows in the stream's error flag, which commit checks */
+    st = sax_output_commit(&o, err);
+    sax_output_abort(&o);
+    return st;
 }
 
 /* "pid P on HOST" of the process that holds the lock on fd, from the file (written by the holder)

@@ -11,9 +11,9 @@
  * track never overlap; the last ends at the model's iteration time. docs/cost-model.md, "The
  * iteration as a trace", states what is exact and what is laid out.
  * The file is written to a temporary name and renamed, so a failed write leaves nothing behind. */
+#include "sax_output.h"
 #include "cli_print.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,8 +282,8 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
     out_t o = {.first = true};
     FILE *f = NULL;
     int rc = 1;
-    char tmp[4200];
-    tmp[0] = '\0';
+    sax_output_t file = {0};
+    sax_error_t err = {{0}};
     if (ev == NULL || ln == NULL || bsp == NULL)
         goto nomem;
     long n;
@@ -298,13 +298,11 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
             goto done;
         }
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
-    if (f == NULL) {
-        fprintf(stderr, "sax eval: cannot write %s: %s\n", tmp, strerror(errno));
-        tmp[0] = '\0';
+    if (sax_output_open(&file, path, &err) != SAX_OK) {
+        fprintf(stderr, "sax eval: %s\n", err.text);
         goto done;
     }
+    f = file.f;
     o.f = f;
     fprintf(
         f,
@@ -431,24 +429,17 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
     fprintf(f, "\n]}\n");
     if (o.nomem)
         goto nomem;
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    f = NULL;
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "sax eval: cannot write %s: %s\n", path, strerror(errno));
+    if (sax_output_commit(&file, &err) != SAX_OK) {
+        fprintf(stderr, "sax eval: %s\n", err.text);
         goto done;
     }
-    tmp[0] = '\0';
     rc = 0;
     goto done;
 nomem:
     fprintf(stderr, "sax eval: --trace: out of memory\n");
     rc = 1;
 done:
-    if (f != NULL)
-        fclose(f);
-    if (tmp[0] != '\0')
-        remove(tmp);
+    sax_output_abort(&file);
     for (int b = 0; bsp != NULL && b < np; b++)
         free(bsp[b].v);
     free(bsp);

@@ -127,10 +127,10 @@ static int run(int argc, char **argv)
     }
     const sax_space_desc_t *d = sax_search_desc(s);
     int64_t skipped[SAX_SKIP_COUNT];
-    int64_t valid = sax_search_count_valid(s, -1, skipped);
+    int64_t valid = sax_search_count_valid(s, -1, skipped); /* -1: not counted (too many classes) */
     int64_t measured = 0;
     double per_eval = a.sample_s > 0 ? seconds_per_eval(s, a.sample_s, &measured) : 0.0;
-    double estimate = per_eval * (double)valid / a.ranks;
+    double estimate = per_eval * (double)(valid >= 0 ? valid : sax_search_size(s)) / a.ranks;
     int64_t total = sax_search_size(s);
     char buf[128];
 
@@ -140,11 +140,16 @@ static int run(int argc, char **argv)
             sax_key_t k = sax_search_radix_order[pos];
             printf(", \"%s\": %d", sax_key_names[k], sax_search_value_count(s, k));
         }
-        printf("}, \"candidates\": %lld, \"valid\": %lld, \"skipped\": {", (long long)total,
-               (long long)valid);
-        for (int i = 1; i < SAX_SKIP_COUNT; i++)
-            printf("%s\"%s\": %lld", i > 1 ? ", " : "", sax_skip_names[i], (long long)skipped[i]);
-        printf("}, \"measured_evaluations\": %lld, \"seconds_per_evaluation\": %.6g, \"ranks\": %d, "
+        printf("}, \"candidates\": %lld, ", (long long)total);
+        if (valid < 0) {
+            printf("\"valid\": null, \"skipped\": null");
+        } else {
+            printf("\"valid\": %lld, \"skipped\": {", (long long)valid);
+            for (int i = 1; i < SAX_SKIP_COUNT; i++)
+                printf("%s\"%s\": %lld", i > 1 ? ", " : "", sax_skip_names[i], (long long)skipped[i]);
+            printf("}");
+        }
+        printf(", \"measured_evaluations\": %lld, \"seconds_per_evaluation\": %.6g, \"ranks\": %d, "
                "\"estimated_sweep_s\": %.6g}\n",
                (long long)measured, per_eval, a.ranks, estimate);
     } else {
@@ -166,9 +171,15 @@ static int run(int argc, char **argv)
         }
         printf("\n  total              %lld candidates (%d scenarios x %lld)\n", (long long)total,
                cfg.n_scenarios, (long long)sax_search_scenario_size(s));
-        printf("  pass cheap checks  %lld (%.1f %%)\n", (long long)valid,
-               total > 0 ? 100.0 * (double)valid / (double)total : 0.0);
-        for (int i = 1; i < SAX_SKIP_COUNT; i++)
+        if (valid < 0)
+            printf("  pass cheap checks  not counted: the checked keys (tp to layer_split) combine into more "
+                   "than %d cases the checks tell apart; the sweep checks each candidate as it goes, and "
+                   "the estimate below counts every candidate\n",
+                   SAX_SEARCH_COUNT_MAX_CLASSES);
+        else
+            printf("  pass cheap checks  %lld (%.1f %%)\n", (long long)valid,
+                   total > 0 ? 100.0 * (double)valid / (double)total : 0.0);
+        for (int i = 1; i < SAX_SKIP_COUNT && valid >= 0; i++)
             if (skipped[i] > 0)
                 printf("    skipped %-12s %lld  (%s)\n", sax_skip_names[i], (long long)skipped[i],
                        sax_skip_messages[i]);

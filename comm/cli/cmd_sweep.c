@@ -108,10 +108,11 @@ static int parse_args(int argc, char **argv, sweep_args_t *a)
         } else if (strcmp(arg, "--checkpoint-every") == 0) {
             double c = val != NULL ? strtod(val, &end) : -1;
             if (val == NULL || *end != '\0' || !(c >= 0 && c < 1e9))
-                return sax_cli_usage_error(&sax_command_sweep,
-                                           "--checkpoint-every: expected seconds >= 0 (0: only on a signal), "
-                                           "found %s",
-                                           val != NULL ? val : "nothing");
+                return sax_cli_usage_error(
+                    &sax_command_sweep,
+                    "--checkpoint-every: expected seconds from 0 (only on a signal) to "
+                    "less than 1e9 (31 years), found %s",
+                    val != NULL ? val : "nothing");
             a->checkpoint_s = c;
             i++;
         } else if (arg[0] == '-' && arg[1] != '\0') {

@@ -1,7 +1,7 @@
 /* main.c - the sax executable: finds the subcommand, answers --help and --version, owns MPI_Init and
  * MPI_Finalize for the commands that need MPI, and turns everything into the process exit status
  * (0 success, 1 the run failed, 2 bad usage or input, 3 interrupted). */
-#define _POSIX_C_SOURCE 200809L /* SIGXFSZ */
+#define _POSIX_C_SOURCE 200809L /* SIGXFSZ, setenv, getrlimit */
 #include "cli.h"
 #include "sax_version.h"
 
@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* The versions of the libraries sax is compiled against, where their headers are visible to this
  * target (the link list of the executable decides which are). */
@@ -165,6 +167,15 @@ static bool wants_help(int argc, char **argv)
  * (see cli.h), so finalizing cannot strand a rank in a collective. */
 static int run_with_mpi(const sax_command_t *c, int argc, char **argv)
 {
+    /* Under a file-size limit (ulimit -f), Open MPI's PMIx cannot create the shared-memory files of
+     * its job-data store (gds "dstore"): a singleton's MPI_Init then never returns and its orted
+     * spins, printing PMIX ERROR (docs/reliability.md, "File-size limits and MPI"). Its in-memory
+     * store ("hash") needs no file; the choice is PMIx's own MCA parameter, so one the user set
+     * wins. This reaches the orted a singleton starts (it inherits the environment); a job started
+     * by mpirun has its PMIx server in mpirun, before sax runs. */
+    struct rlimit fsize;
+    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY)
+        setenv("PMIX_MCA_gds", "hash", 0);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "sax %s: MPI_Init failed\n", c->name);
         return 1;

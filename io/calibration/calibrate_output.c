@@ -1,6 +1,7 @@
 /* calibrate_output.c - CALIBRATED.json: the -c configuration file as written, with the fitted values
  * replaced or added as SI numbers (docs/calibration.md, "CALIBRATED.json"), then loaded back as a
  * configuration before the command reports success. */
+#include "sax_output.h"
 #include "calibration_internal.h"
 
 #include <cjson/cJSON.h>
@@ -112,33 +113,31 @@ sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err)
     /* whole or not at all: a temporary name beside the output, checked to load, then renamed over it,
      * so that a failed write never leaves the previous file truncated */
     const char *path = st->opts->output_path;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
+    sax_output_t o;
+    s = sax_output_open(&o, path, err);
+    if (s != SAX_OK) {
         free(out);
-        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
+        return s;
     }
-    bool ok = cal_write_untabbed(f, out);
-    ok = fclose(f) == 0 && ok;
+    bool ok = cal_write_untabbed(o.f, out);
     free(out);
-    if (!ok) {
-        remove(tmp);
-        return sax_error_set(err, SAX_ERR_IO, "%s: write error (%s is left as it was)", tmp, path);
+    s = sax_output_close(&o, err);
+    if (s == SAX_OK && !ok)
+        s = sax_error_set(err, SAX_ERR_IO, "%s: cannot write (the file is left as it was)", path);
+    if (s != SAX_OK) {
+        sax_output_abort(&o);
+        return s;
     }
     /* What was written must load as a configuration. */
     sax_config_t check;
-    s = sax_config_load(tmp, &check, err);
+    s = sax_config_load(o.tmp, &check, err);
     if (s != SAX_OK) {
-        remove(tmp);
+        sax_output_abort(&o);
         return sax_error_set(err, SAX_ERR_INTERNAL, "the calibrated configuration does not load: %s",
                              err->text);
     }
     sax_config_fini(&check);
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return SAX_OK;
+    s = sax_output_commit(&o, err);
+    sax_output_abort(&o);
+    return s;
 }

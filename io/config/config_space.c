@@ -4,6 +4,7 @@
  * and checked by the same field table rows as the fixed sections. */
 #include "config_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,15 +192,18 @@ const cf_field_t *cf_resolve_path(const char *path, const sax_problem_t *p, size
             return NULL;
         }
         if (f->type == CF_LIST) {
-            char *end;
+            char *end = NULL;
+            errno = 0;
             long idx = *s == '[' ? strtol(s + 1, &end, 10) : -1;
+            bool huge = errno == ERANGE; /* strtol gave LONG_MAX or LONG_MIN: quote the digits instead */
             if (*s != '[' || end == s + 1 || *end != ']') {
                 snprintf(why, n, "\"%s\" is a list: expected an index such as %s[0]", name, name);
                 return NULL;
             }
             int count = list_count(f->sub, &p->cluster);
-            if (idx < 0 || idx >= count) {
-                snprintf(why, n, "index %ld is outside cluster.%s, which has %d entries", idx, name, count);
+            if (huge || idx < 0 || idx >= count) {
+                snprintf(why, n, "index %.*s is outside cluster.%s, which has %d entries",
+                         (int)(end - s - 1 < 32 ? end - s - 1 : 32), s + 1, name, count);
                 return NULL;
             }
             off += f->offset + (size_t)idx * f->size;

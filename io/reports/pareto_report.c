@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 
+#include "sax_output.h"
 #include "reports_internal.h"
 
 #include <errno.h>
@@ -169,11 +170,14 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
         sax_results_data_fini(&d);
         return st;
     }
-    FILE *csv = NULL, *svg = NULL;
-    if (o.csv_path && !(csv = fopen(o.csv_path, "w")))
-        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", o.csv_path, strerror(errno));
-    if (st == SAX_OK && o.svg_path && !(svg = fopen(o.svg_path, "w")))
-        st = sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", o.svg_path, strerror(errno));
+    /* both written beside their names and renamed at the end (sax_output_t): a failed run leaves
+     * the previous files as they were */
+    sax_output_t csv_out = {0}, svg_out = {0};
+    if (o.csv_path)
+        st = sax_output_open(&csv_out, o.csv_path, err);
+    if (st == SAX_OK && o.svg_path)
+        st = sax_output_open(&svg_out, o.svg_path, err);
+    FILE *csv = csv_out.f, *svg = svg_out.f;
 
     fprintf(out, "Pareto fronts of %s over", o.path);
     for (int j = 0; j < o.n_objectives; j++)
@@ -233,14 +237,16 @@ sax_status_t sax_pareto_report(const sax_pareto_opts_t *opts, FILE *out, sax_err
         }
         sax_results_front_fini(&fr);
     }
-    if (csv && fclose(csv) != 0 && st == SAX_OK)
-        st = sax_error_set(err, SAX_ERR_IO, "%s: write failed", o.csv_path);
-    if (svg && fclose(svg) != 0 && st == SAX_OK)
-        st = sax_error_set(err, SAX_ERR_IO, "%s: write failed", o.svg_path);
-    if (st != SAX_OK && csv) /* a failed run (a full disk) leaves no truncated file under the name */
-        remove(o.csv_path);
-    if (st != SAX_OK && svg)
-        remove(o.svg_path);
+    if (st == SAX_OK && csv)
+        st = sax_output_close(&csv_out, err);
+    if (st == SAX_OK && svg)
+        st = sax_output_close(&svg_out, err);
+    if (st == SAX_OK && csv)
+        st = sax_output_commit(&csv_out, err);
+    if (st == SAX_OK && svg)
+        st = sax_output_commit(&svg_out, err);
+    sax_output_abort(&csv_out);
+    sax_output_abort(&svg_out);
     if (st == SAX_OK && o.csv_path)
         fprintf(out, "\nwrote %s\n", o.csv_path);
     if (st == SAX_OK && o.svg_path)

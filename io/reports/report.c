@@ -1,6 +1,7 @@
 /* report.c - `sax report`: per scenario, the best configuration against each baseline (speedup =
  * baseline time / best time) as text, and the plots (report_plots.c) as SVG files. Serial.
  */
+#include "sax_output.h"
 #include "reports_internal.h"
 #include "svg.h"
 
@@ -276,16 +277,16 @@ static sax_status_t plot_file(FILE *out, const char *dir, const char *name, plot
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
         return sax_error_set(err, SAX_ERR_USAGE, "%s: directory name too long", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return sax_error_set(err, SAX_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    sax_status_t st = fn(f, d, which, err);
-    if (fclose(f) != 0 && st == SAX_OK)
-        st = sax_error_set(err, SAX_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    sax_output_t o;
+    sax_status_t st = sax_output_open(&o, path, err);
+    if (st != SAX_OK)
+        return st;
+    st = fn(o.f, d, which, err);
+    if (st == SAX_OK) /* a failed plot (a full disk) leaves the previous file as it was */
+        st = sax_output_commit(&o, err);
+    sax_output_abort(&o);
     if (st == SAX_OK)
         fprintf(out, "  %s\n", path);
-    else /* a failed plot (a full disk) leaves no truncated file under the name */
-        remove(path);
     return st;
 }
 

@@ -106,15 +106,161 @@ static bool attr_doubles(hid_t obj, const char *name, int n, double *out)
     return ok;
 }
 
+/* A scalar numeric attribute of the class of `memtype`; false when absent or of another kind. */
 static bool attr_number(hid_t obj, const char *name, hid_t memtype, void *out)
 {
     if (H5Aexists(obj, name) <= 0)
         return false;
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    bool ok = a >= 0 && H5Aread(a, memtype, out) >= 0;
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    hid_t s = a >= 0 ? H5Aget_space(a) : -1;
+    bool ok = t >= 0 && H5Tget_class(t) == H5Tget_class(memtype) && s >= 0 &&
+              H5Sget_simple_extent_npoints(s) == 1 && H5Aread(a, memtype, out) >= 0;
+    if (t >= 0)
+        H5Tclose(t);
+    if (s >= 0)
+        H5Sclose(s);
     if (a >= 0)
         H5Aclose(a);
     return ok;
+}
+
+/* ---- what a dataset must be before it is read ------------------------------------------------ */
+
+static const char *class_name(H5T_class_t c)
+{
+    switch (c) {
+    case H5T_INTEGER: return "an integer";
+    case H5T_FLOAT: return "a floating-point number";
+    case H5T_STRING: return "a string";
+    case H5T_ENUM: return "an enumeration";
+    case H5T_COMPOUND: return "a compound";
+    case H5T_ARRAY: return "an array";
+    default: return "another HDF5 class";
+    }
+}
+
+/* Every member of `memtype` (a compound) is a member of the file's type `ft` by name, of the same
+ * class: HDF5 would otherwise leave a member missing from the file as zeros in memory without a
+ * word, so a file without /best's iteration_time_s read as "0 s per iteration". */
+static sax_status_t check_fields(reader_t *r, const char *name, hid_t ft, hid_t memtype)
+{
+    H5T_class_t mc = H5Tget_class(memtype), fc = H5Tget_class(ft);
+    char what[320];
+    if (mc != fc) {
+        snprintf(what, sizeof what, "dataset /%s: expected elements of %s, found %s", name, class_name(mc),
+                 class_name(fc));
+        return broken(r, what);
+    }
+    if (mc != H5T_COMPOUND)
+        return SAX_OK;
+    int n = H5Tget_nmembers(memtype);
+    for (int i = 0; i < n; i++) {
+        char *field = H5Tget_member_name(memtype, (unsigned)i);
+        if (!field)
+            return broken(r, name);
+        int j = H5Tget_member_index(ft, field);
+        H5T_class_t want = H5Tget_member_class(memtype, (unsigned)i);
+        H5T_class_t got = j >= 0 ? H5Tget_member_class(ft, (unsigned)j) : H5T_NO_CLASS;
+        sax_status_t st = SAX_OK;
+        if (j < 0) {
+            snprintf(what, sizeof what, "dataset /%s has no field '%.64s' (expected %s)", name, field,
+                     class_name(want));
+            st = broken(r, what);
+        } else if (got != want) {
+            snprintf(what, sizeof what, "dataset /%s: field '%.64s': expected %s, found %s", name, field,
+                     class_name(want), class_name(got));
+            st = broken(r, what);
+        }
+        H5free_memory(field);
+        if (st != SAX_OK)
+            return st;
+    }
+    return SAX_OK;
+}
+
+/* The filters sax writes (and whose smallest output is known): deflate, shuffle, Fletcher-32. */
+static bool known_filter(H5Z_filter_t f)
+{
+    return f == H5Z_FILTER_DEFLATE || f == H5Z_FILTER_SHUFFLE || f == H5Z_FILTER_FLETCHER32;
+}
+
+/* Deflate's largest expansion on decompression: a match of 258 bytes takes at least 2 bits
+ * (RFC 1951), so a byte of compressed data gives at most 1032 bytes. */
+#define SAX_DEFLATE_MAX_RATIO 1032.0
+#define SAX_DEFLATE_SLACK_BYTES 65536.0 /* headers of small chunks: ratio far below the maximum */
+
+/* Dataset `name` is one-dimensional and declares no more data than the file can hold: before HDF5
+ * reads it (a 134 KB file declaring an empty chunked /rows of 2^40 rows kept `sax pareto` busy for
+ * an estimated 60 hours, reading fill values). The data stored (H5Dget_storage_size) is within the
+ * file, and the declared bytes within what it can expand to: itself without filters, 1032 times
+ * with deflate (its largest ratio). Other filters are refused: sax never writes them. */
+static sax_status_t check_extent(reader_t *r, const char *name, hid_t d, hid_t ft, hid_t s, hssize_t count)
+{
+    char what[320];
+    if (H5Sget_simple_extent_ndims(s) != 1) {
+        snprintf(what, sizeof what, "dataset /%s: expected one dimension, found %d", name,
+                 H5Sget_simple_extent_ndims(s));
+        return broken(r, what);
+    }
+    hsize_t file_size = 0;
+    H5Fget_filesize(r->file, &file_size);
+    double declared = (double)count * (double)H5Tget_size(ft);
+    double stored = (double)H5Dget_storage_size(d);
+    hid_t dcpl = H5Dget_create_plist(d);
+    int nf = dcpl >= 0 ? H5Pget_nfilters(dcpl) : -1;
+    double ratio = 1;
+    sax_status_t st = SAX_OK;
+    for (int i = 0; i < nf && st == SAX_OK; i++) {
+        unsigned flags = 0;
+        size_t nelem = 0;
+        H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nelem, NULL, 0, NULL, NULL);
+        if (!known_filter(f)) {
+            snprintf(what, sizeof what,
+                     "dataset /%s: expected only the filters sax writes (deflate, shuffle), "
+                     "found filter %d",
+                     name, (int)f);
+            st = broken(r, what);
+        } else if (f == H5Z_FILTER_DEFLATE)
+            ratio = SAX_DEFLATE_MAX_RATIO;
+    }
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (st == SAX_OK &&
+        (nf < 0 || stored > (double)file_size || declared > ratio * stored + SAX_DEFLATE_SLACK_BYTES)) {
+        snprintf(what, sizeof what,
+                 "dataset /%s declares %lld elements (%.4g bytes) but stores %.4g bytes in a file of %llu "
+                 "bytes: expected its data to be in the file",
+                 name, (long long)count, declared, stored, (unsigned long long)file_size);
+        st = broken(r, what);
+    }
+    return st;
+}
+
+/* Opens dataset `name` and checks it (check_extent, check_fields against `memtype`); *count = its
+ * elements. Closes what it opened on failure; *d and *s are then -1. */
+static sax_status_t open_checked(reader_t *r, const char *name, hid_t memtype, hid_t *d, hid_t *s,
+                                 hssize_t *count)
+{
+    *d = H5Dopen2(r->file, name, H5P_DEFAULT);
+    *s = *d >= 0 ? H5Dget_space(*d) : -1;
+    hid_t ft = *d >= 0 ? H5Dget_type(*d) : -1;
+    *count = *s >= 0 ? H5Sget_simple_extent_npoints(*s) : -1;
+    sax_status_t st = SAX_OK;
+    if (*count < 0 || ft < 0)
+        st = broken(r, name);
+    else if ((st = check_extent(r, name, *d, ft, *s, *count)) == SAX_OK)
+        st = check_fields(r, name, ft, memtype);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (st != SAX_OK) {
+        if (*s >= 0)
+            H5Sclose(*s);
+        if (*d >= 0)
+            H5Dclose(*d);
+        *d = *s = -1;
+    }
+    return st;
 }
 
 /* Reads dataset `name` (1-D) with `memtype` into a new buffer of `esize`-byte elements. */
@@ -128,22 +274,22 @@ static sax_status_t read_all(reader_t *r, const char *name, hid_t memtype, size_
         snprintf(what, sizeof what, "dataset /%s is missing", name);
         return broken(r, what);
     }
-    hid_t d = H5Dopen2(r->file, name, H5P_DEFAULT);
-    hid_t s = d >= 0 ? H5Dget_space(d) : -1;
-    hssize_t count = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
-    sax_status_t st = SAX_OK;
-    if (count < 0) {
-        st = broken(r, name);
-        goto done;
-    }
+    hid_t d, s;
+    hssize_t count;
+    sax_status_t st = open_checked(r, name, memtype, &d, &s, &count);
+    if (st != SAX_OK)
+        return st;
     *buf = calloc(count > 0 ? (size_t)count : 1, esize);
     if (!*buf) {
         st = sax_error_set(r->err, SAX_ERR_NOMEM, "%s: no memory to read /%s", r->path, name);
         goto done;
     }
     if (count > 0 && H5Dread(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) {
-        char what[160];
-        snprintf(what, sizeof what, "dataset /%s does not have the expected fields or names", name);
+        char what[200];
+        snprintf(what, sizeof what,
+                 "dataset /%s cannot be read (a name in one of its enumerations is unknown to this sax, "
+                 "or its data is damaged)",
+                 name);
         st = broken(r, what);
         free(*buf);
         *buf = NULL;
@@ -443,6 +589,14 @@ static sax_status_t read_tables(reader_t *r, sax_results_data_t *d, const sax_re
     d->has_rows = H5Lexists(r->file, "rows", H5P_DEFAULT) > 0;
     if (with_rows && d->has_rows)
         st = read_records(r, d, "rows", t->row_t, &d->rows, &d->n_rows);
+    else if (d->has_rows) { /* streamed later (sax_results_rows_open): its fields and size now */
+        hid_t rd, rs;
+        hssize_t count;
+        if ((st = open_checked(r, "rows", t->row_t, &rd, &rs, &count)) == SAX_OK) {
+            H5Sclose(rs);
+            H5Dclose(rd);
+        }
+    }
     return st;
 }
 
@@ -617,6 +771,16 @@ static sax_status_t read_provenance(reader_t *r, sax_results_data_t *d)
         s[i] = attr_string(r->file, names[i]);
         total += (s[i] ? strlen(s[i]) : 0) + 1;
     }
+    /* A string present but of another type, or the configuration missing (sax eval --candidate
+     * evaluates it), is a damaged file; the other strings are only shown. */
+    for (int i = 0; i < N; i++)
+        if (!s[i] && (i == 0 || H5Aexists(r->file, names[i]) > 0)) {
+            char what[128];
+            snprintf(what, sizeof what, "root attribute '%s' is missing or not a string", names[i]);
+            for (int j = 0; j < N; j++)
+                free(s[j]);
+            return broken(r, what);
+        }
     d->strings = malloc(total);
     if (!d->strings) {
         for (int i = 0; i < N; i++)
@@ -633,19 +797,34 @@ static sax_status_t read_provenance(reader_t *r, sax_results_data_t *d)
         at += len + 1;
         free(s[i]);
     }
-    int32_t i32;
-    if (attr_number(r->file, "ranks", H5T_NATIVE_INT32, &i32))
-        d->res.ranks = i32;
-    if (attr_number(r->file, "top_k", H5T_NATIVE_INT32, &i32))
-        d->res.top_k = i32;
-    attr_number(r->file, "start_unix_s", H5T_NATIVE_DOUBLE, &d->res.start_unix_s);
-    attr_number(r->file, "end_unix_s", H5T_NATIVE_DOUBLE, &d->res.end_unix_s);
-    attr_number(r->file, "evaluated", H5T_NATIVE_INT64, &d->res.evaluated);
-    attr_number(r->file, "skipped", H5T_NATIVE_INT64, &d->res.skipped);
+    /* The numbers the readers use (report's counts and elapsed time): present, and numbers. */
+    int32_t ranks = 0, top_k = 0;
+    const struct {
+        const char *name;
+        hid_t type;
+        void *out;
+    } nums[] = {{"ranks", H5T_NATIVE_INT32, &ranks},
+                {"top_k", H5T_NATIVE_INT32, &top_k},
+                {"start_unix_s", H5T_NATIVE_DOUBLE, &d->res.start_unix_s},
+                {"end_unix_s", H5T_NATIVE_DOUBLE, &d->res.end_unix_s},
+                {"evaluated", H5T_NATIVE_INT64, &d->res.evaluated},
+                {"skipped", H5T_NATIVE_INT64, &d->res.skipped}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        if (!attr_number(r->file, nums[i].name, nums[i].type, nums[i].out)) {
+            char what[160];
+            snprintf(what, sizeof what, "root attribute '%s' is missing or not a number (expected %s)",
+                     nums[i].name,
+                     H5Tget_class(nums[i].type) == H5T_FLOAT ? "a floating-point number" : "an integer");
+            return broken(r, what);
+        }
+    d->res.ranks = ranks;
+    d->res.top_k = top_k;
     char *store = attr_string(r->file, "store");
     int si = store ? sax_name_lookup(sax_store_names, SAX_STORE_COUNT, store) : -1;
-    d->res.store = si < 0 ? SAX_STORE_NONE : (sax_store_t)si;
     free(store);
+    if (si < 0)
+        return broken(r, "root attribute 'store' is missing or not one of none, feasible, all");
+    d->res.store = (sax_store_t)si;
     return SAX_OK;
 }
 
@@ -814,14 +993,21 @@ sax_status_t sax_results_rows_open(const sax_results_data_t *d, sax_results_file
     sax_status_t st = sax_results_types_init(&f->t, &d->space, err); /* on failure its ids are all -1 */
     if (st == SAX_OK) {
         f->file = H5Fopen(d->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        f->rows = f->file >= 0 ? H5Dopen2(f->file, "rows", H5P_DEFAULT) : -1;
-        hid_t sp = f->rows >= 0 ? H5Dget_space(f->rows) : -1;
-        f->total = sp >= 0 ? (int64_t)H5Sget_simple_extent_npoints(sp) : -1;
+        if (f->file < 0)
+            st = sax_error_set(err, SAX_ERR_INPUT, "%s: cannot open /rows", d->path);
+    }
+    if (st == SAX_OK) {
+        reader_t r = {.path = d->path, .file = f->file, .err = err};
+        hid_t sp;
+        hssize_t count;
+        st = open_checked(&r, "rows", f->t.row_t, &f->rows, &sp, &count);
+        f->total = count;
         if (sp >= 0)
             H5Sclose(sp);
+    }
+    if (st == SAX_OK) {
         f->scenario_t = H5Tcreate(H5T_COMPOUND, sizeof(int32_t));
-        if (f->total < 0 || f->scenario_t < 0 ||
-            H5Tinsert(f->scenario_t, "scenario", 0, H5T_NATIVE_INT32) < 0)
+        if (f->scenario_t < 0 || H5Tinsert(f->scenario_t, "scenario", 0, H5T_NATIVE_INT32) < 0)
             st = sax_error_set(err, SAX_ERR_INPUT, "%s: cannot open /rows", d->path);
     }
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);

@@ -166,3 +166,17 @@ mut("tiny-bandwidth-string", setter("cluster", "scale_up", "bandwidth", "1e-300 
 mut("control-char-site-name", lambda d: (setter("cluster", "sites", 0, "name", "A\a")(d),
                                          setter("cluster", "site_links", 0, "between", ["A\a", "B"])(d)))
 mut("control-char-baseline-name", lambda d: d["space"]["baselines"].update({"prod\aB": {"schedule": "1f1b"}}))
+# Text cJSON reads leniently (issue 14, item 15): a number with a leading zero or a bare '.', an
+# integer a double cannot hold exactly (9007199254740993 = 2^53 + 1 would be read as 2^53), a string
+# with an escaped NUL (a C string ends there: "1 ms\u0000garbage" would be "1 ms"), and a scenario
+# path whose index overflows a long (reported as 9223372036854775807 before).
+layers = '"layers": 96'
+assert layers in text
+raw("number-leading-zero", text.replace(layers, '"layers": 0096', 1))
+raw("number-trailing-dot", text.replace(layers, '"layers": 96.', 1))
+raw("integer-beyond-2-53", text.replace(layers, '"layers": 9007199254740993', 1))
+latency = '"latency": "3 us"'
+assert latency in text
+raw("nul-escape-in-string", text.replace(latency, '"latency": "3 us\\u0000garbage"', 1))
+mut("scenario-index-overflows", lambda d: d["space"]["scenarios"].update(
+    {"site_links[99999999999999999999].bandwidth": ["1 Tbit/s"]}))

@@ -294,13 +294,89 @@ static void test_bad_spaces(void **state)
     assert_int_equal(sax_search_create(&d, NULL, &p, 1, &s, &err), SAX_ERR_INPUT);
 }
 
+/* The count (computed by classes of prefixes, without visiting candidates) against a plain loop
+ * that decodes every index and runs every check (sax_search_seek): the valid candidates and each
+ * skip reason, per scenario and in all, on spaces where every check can fail: dp "auto" and
+ * explicit dp (gpus), ep on a MoE model, every schedule, both layer splits, unchecked keys between
+ * checked ones (recompute, sequence_parallel, zero). */
+static void brute_force(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT], int64_t *valid)
+{
+    memset(skipped, 0, SAX_SKIP_COUNT * sizeof *skipped);
+    *valid = 0;
+    int64_t lo = scenario < 0 ? 0 : scenario * sax_search_scenario_size(s);
+    int64_t hi = scenario < 0 ? sax_search_size(s) : lo + sax_search_scenario_size(s);
+    sax_search_cursor_t cur;
+    for (int64_t i = lo; i < hi; i++) {
+        sax_search_seek(s, i, &cur);
+        if (cur.skip == SAX_SKIP_NONE)
+            (*valid)++;
+        else
+            skipped[cur.skip]++;
+    }
+}
+
+static void expect_count_equals_brute_force(const sax_search_t *s)
+{
+    for (int sc = -1; sc < sax_search_scenario_count(s); sc++) {
+        int64_t want[SAX_SKIP_COUNT], got[SAX_SKIP_COUNT], valid;
+        brute_force(s, sc, want, &valid);
+        assert_int_equal(sax_search_count_valid(s, sc, got), valid);
+        for (int r = 1; r < SAX_SKIP_COUNT; r++)
+            assert_int_equal(got[r], want[r]);
+    }
+}
+
+static void test_count_equals_brute_force(void **state)
+{
+    (void)state;
+    sax_space_desc_t d;
+    space_a(&d);
+    fixture_set(&d, SAX_KEY_RECOMPUTE, 2, (const int32_t[]){SAX_RECOMPUTE_NONE, SAX_RECOMPUTE_FULL});
+    fixture_set(&d, SAX_KEY_ZERO, 3, (const int32_t[]){0, 1, 3});
+    fixture_set(&d, SAX_KEY_LAYER_SPLIT, 2,
+                (const int32_t[]){SAX_LAYER_SPLIT_UNIFORM, SAX_LAYER_SPLIT_BALANCED});
+    fixture_set(&d, SAX_KEY_SCHEDULE, 3,
+                (const int32_t[]){SAX_SCHEDULE_1F1B, SAX_SCHEDULE_INTERLEAVED, SAX_SCHEDULE_DUALPIPE});
+    fixture_set(&d, SAX_KEY_VPP, 3, (const int32_t[]){1, 2, 3});
+    fixture_set(&d, SAX_KEY_TP, 5, (const int32_t[]){1, 2, 4, 8, 16});
+    sax_search_t *s = make(&d, 3, (const int[]){32, 16, 24});
+    expect_count_equals_brute_force(s);
+    sax_search_destroy(&s);
+
+    /* explicit dp values (gpus), ep on a model of 8 experts, micro-batches that do not divide */
+    memset(&d, 0, sizeof d);
+    fixture_orders(&d);
+    fixture_set(&d, SAX_KEY_TP, 3, (const int32_t[]){1, 2, 4});
+    fixture_set(&d, SAX_KEY_CP, 3, (const int32_t[]){1, 2, 3});
+    fixture_set(&d, SAX_KEY_PP, 4, (const int32_t[]){1, 2, 4, 32});
+    fixture_set(&d, SAX_KEY_DP, 5, (const int32_t[]){0, 1, 2, 8, 32});
+    fixture_set(&d, SAX_KEY_EP, 3, (const int32_t[]){1, 2, 8});
+    fixture_set(&d, SAX_KEY_MICRO_BATCH, 3, (const int32_t[]){1, 3, 4});
+    fixture_set(&d, SAX_KEY_SCHEDULE, 2, (const int32_t[]){SAX_SCHEDULE_1F1B, SAX_SCHEDULE_DUALPIPE});
+    fixture_set(&d, SAX_KEY_SEQUENCE_PARALLEL, 2, (const int32_t[]){0, 1});
+    sax_problem_t p[2];
+    for (int i = 0; i < 2; i++) {
+        fixture_problem(&p[i], 2, 32);
+        p[i].model.experts = 8;
+        p[i].model.layers = 32;          /* pp 32 passes the layers... */
+        p[i].training.global_batch = 64; /* ...and DualPipe then needs micro-batches >= 32 */
+        p[i].cluster.sites[1].gpus = i == 0 ? 32 : 8;
+    }
+    sax_candidate_t base;
+    fixture_candidate(&base);
+    sax_error_t err;
+    assert_int_equal(sax_search_create(&d, &base, p, 2, &s, &err), SAX_OK);
+    expect_count_equals_brute_force(s);
+    sax_search_destroy(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes_and_decoding),  cmocka_unit_test(test_checks),
         cmocka_unit_test(test_count_valid_by_hand), cmocka_unit_test(test_gqa_rule),
         cmocka_unit_test(test_move_matches_seek),   cmocka_unit_test(test_subtrees_and_baselines),
-        cmocka_unit_test(test_bad_spaces),
+        cmocka_unit_test(test_bad_spaces),          cmocka_unit_test(test_count_equals_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,7 +100,7 @@ static void test_truncated_content(void **state)
     char p[600];
     path_of(p, sizeof p, "empty-sax.h5");
     make_h5(p, SAX_RESULTS_FORMAT, SAX_RESULTS_FORMAT_VERSION);
-    expect_refusal(p, "/space/order is missing");
+    expect_refusal(p, "root attribute 'config_json' is missing"); /* the first thing read after the format */
 }
 
 int main(void)
