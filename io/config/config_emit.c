@@ -1,8 +1,10 @@
 /* config_emit.c - the effective configuration as JSON: presets expanded, defaults filled, every
- * quantity a number in SI base units. Stored in result files for provenance; loading it again
+ * quantity a number in SI base units (scenario values keep the unit they were written in, where
+ * that text reads back exactly). Stored in result files for provenance; loading it again
  * gives the same problem, candidate and space. */
 #include "config_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static cJSON *emit_section(const cf_section_t *sec, const void *base)
@@ -56,6 +58,23 @@ static cJSON *emit_cluster(const sax_cluster_t *c)
     return o;
 }
 
+/* A scenario value as the configuration wrote it ("4 Tbit/s") where that text reads back as exactly
+ * the same value, else the exact number. */
+static cJSON *scenario_value(const sax_scenario_var_t *var, double v)
+{
+    if (var->unit_si > 0.0) {
+        char text[64];
+        snprintf(text, sizeof text, "%.17g %s", v / var->unit_si, var->unit);
+        if (strtod(text, NULL) * var->unit_si == v) {
+            snprintf(text, sizeof text, "%.15g %s", v / var->unit_si, var->unit); /* shorter where exact */
+            if (strtod(text, NULL) * var->unit_si != v)
+                snprintf(text, sizeof text, "%.17g %s", v / var->unit_si, var->unit);
+            return cJSON_CreateString(text);
+        }
+    }
+    return cf_exact_number(v);
+}
+
 static cJSON *emit_space(const sax_space_desc_t *s)
 {
     cJSON *o = cJSON_CreateObject();
@@ -85,7 +104,7 @@ static cJSON *emit_space(const sax_space_desc_t *s)
         cJSON *vals = cJSON_CreateArray();
         ok = add(scen, s->scenario_vars[i].path, vals);
         for (int k = 0; ok && k < s->scenario_vars[i].n; k++)
-            ok = add(vals, NULL, cf_exact_number(s->scenario_vars[i].v[k]));
+            ok = add(vals, NULL, scenario_value(&s->scenario_vars[i], s->scenario_vars[i].v[k]));
     }
     cJSON *bases = ok ? cJSON_AddObjectToObject(o, "baselines") : NULL;
     ok = ok && bases != NULL;

@@ -232,24 +232,28 @@ const cf_field_t *cf_resolve_path(const char *path, const sax_problem_t *p, size
     }
 }
 
-/* The unit a scenario value was written in ("Tbit/s" of "4 Tbit/s") and its SI value, so that
- * outputs echo the user's units (docs/decisions.md); nothing for a bare number or a zero. */
-static void remember_unit(sax_scenario_var_t *var, const cJSON *item, double si)
+/* The unit a scenario value was written in ("Tbit/s" of "4 Tbit/s") and the exact SI value of one
+ * such unit (the parser's own factor), so that outputs echo the user's units (docs/decisions.md);
+ * nothing for a bare number. */
+static void remember_unit(sax_scenario_var_t *var, const cJSON *item, const cf_field_t *f)
 {
-    if (!cJSON_IsString(item))
+    if (!cJSON_IsString(item) || f->type != CF_QUANTITY || f->unit == SAX_UNIT_NONE)
         return;
-    char *end;
-    double x = strtod(item->valuestring, &end);
-    while (*end == ' ')
-        end++;
-    size_t n = strlen(end);
-    while (n > 0 && end[n - 1] == ' ')
+    const char *u = item->valuestring;
+    strtod(u, (char **)&u);
+    while (*u == ' ')
+        u++;
+    size_t n = strlen(u);
+    while (n > 0 && u[n - 1] == ' ')
         n--;
-    if (x == 0.0 || !isfinite(si / x) || n == 0 || n >= sizeof var->unit)
+    char one[sizeof var->unit + 4];
+    double factor;
+    if (n == 0 || n >= sizeof var->unit || snprintf(one, sizeof one, "1 %.*s", (int)n, u) < 0 ||
+        sax_units_parse(one, f->unit, &factor, NULL) != SAX_OK || !(factor > 0.0))
         return;
-    memcpy(var->unit, end, n);
+    memcpy(var->unit, u, n);
     var->unit[n] = '\0';
-    var->unit_si = si / x;
+    var->unit_si = factor;
 }
 
 static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_problem_t *p,
@@ -319,7 +323,7 @@ static sax_status_t parse_scenarios(cf_ctx_t *ctx, const cJSON *obj, const sax_p
                 goto out;
             double v = cf_get_number(f, base);
             if (var->unit_si == 0.0)
-                remember_unit(var, cJSON_GetArrayItem(m, i), v);
+                remember_unit(var, cJSON_GetArrayItem(m, i), f);
             for (int j = 0; j < var->n; j++)
                 if (var->v[j] == v) {
                     cf_describe(cJSON_GetArrayItem(m, i), found, sizeof found);
