@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,14 +184,19 @@ static sax_status_t read_half(char **tok, int n, const layout_t *lay, int h, sax
                              "'%s %s %s'",
                              source, line_no, h == 0 ? "out-of-place" : "in-place", tok[lay->time[h]],
                              tok[lay->algbw[h]], tok[lay->busbw[h]]);
-    if (!(time_us > 0.0))
+    if (!(time_us > 0.0) || !isfinite(time_us))
         return sax_error_set(err, SAX_ERR_INPUT, "%s:%d: expected a positive time, found %s us", source,
                              line_no, tok[lay->time[h]]);
+    if (!(algbw >= 0.0) || !isfinite(algbw) || !(busbw >= 0.0) || !isfinite(busbw))
+        return sax_error_set(err, SAX_ERR_INPUT,
+                             "%s:%d: expected algbw and busbw as bandwidths >= 0 (GB/s), found '%s %s'",
+                             source, line_no, tok[lay->algbw[h]], tok[lay->busbw[h]]);
     row->time_s[h] = time_us * 1e-6;
     row->algbw_Bps[h] = algbw * 1e9;
     row->busbw_Bps[h] = busbw * 1e9;
     double wrong;
-    if (lay->wrong[h] >= 0 && lay->wrong[h] < n && parse_double(tok[lay->wrong[h]], &wrong))
+    if (lay->wrong[h] >= 0 && lay->wrong[h] < n && parse_double(tok[lay->wrong[h]], &wrong) && wrong >= 0.0 &&
+        isfinite(wrong))
         row->wrong[h] = wrong;
     return SAX_OK;
 }
@@ -206,8 +212,9 @@ static sax_status_t parse_row(char **tok, int n, layout_t *lay, sax_nccl_table_t
     sax_nccl_row_t row;
     memset(&row, 0, sizeof row);
     if (!parse_integer(tok[lay->size], &row.size_bytes) ||
-        (lay->count >= 0 && lay->count < n && !parse_integer(tok[lay->count], &row.count)))
-        return sax_error_set(err, SAX_ERR_INPUT, "%s:%d: expected integer size and count, found '%s %s'",
+        (lay->count >= 0 && lay->count < n && !parse_integer(tok[lay->count], &row.count)) ||
+        !(row.size_bytes >= 0.0) || !(row.count >= 0.0))
+        return sax_error_set(err, SAX_ERR_INPUT, "%s:%d: expected integer size and count >= 0, found '%s %s'",
                              source, line_no, tok[lay->size], lay->count < n ? tok[lay->count] : "");
     /* A row with only the in-place half (trace replay) has four numbers after the leading columns. */
     if (n == lay->n_tokens - 4) {

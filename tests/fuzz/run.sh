@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run.sh - builds the libFuzzer harnesses with clang and runs them (docs/reliability.md, "Fuzzing").
 #
-#   tests/fuzz/run.sh SECONDS [BUILD_DIR]        build, then run both fuzzers SECONDS each
+#   tests/fuzz/run.sh SECONDS [BUILD_DIR]        build, then run each fuzzer but results SECONDS each
 #   tests/fuzz/run.sh --build BUILD_DIR          only build (the fuzz_build CTest test)
-#   tests/fuzz/run.sh --run config|units SECONDS BUILD_DIR   run one (fuzz_config / fuzz_units)
+#   tests/fuzz/run.sh --run NAME SECONDS BUILD_DIR   run one: config, units, nccl, checkpoint, results
 #
 # BUILD_DIR defaults to build/fuzz. Seeds: tests/fuzz/corpus/<name> (every crash input found so far),
 # and for the configuration fuzzer also tests/data/bad, tests/data/configs and jobs/examples; new
@@ -48,9 +48,10 @@ build() { # BUILD_DIR
     CC=$cc cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAX_FUZZ=ON -DSAX_WERROR=OFF \
         -DCMAKE_C_FLAGS="$flags" > "$dir/fuzz-configure.log" 2>&1 ||
         { cat "$dir/fuzz-configure.log" >&2; echo "FAIL: configuring $dir" >&2; exit 1; }
-    cmake --build "$dir" -j "${SAX_JOBS:-2}" --target fuzz_config fuzz_units > "$dir/fuzz-build.log" 2>&1 ||
+    cmake --build "$dir" -j "${SAX_JOBS:-2}" --target fuzz_config fuzz_units fuzz_nccl fuzz_checkpoint fuzz_results \
+        > "$dir/fuzz-build.log" 2>&1 ||
         { tail -40 "$dir/fuzz-build.log" >&2; echo "FAIL: building the fuzzers in $dir" >&2; exit 1; }
-    echo "built $dir/tests/fuzz/fuzz_config and fuzz_units"
+    echo "built $dir/tests/fuzz/fuzz_{config,units,nccl,checkpoint,results}"
 }
 
 run() { # NAME SECONDS BUILD_DIR
@@ -69,11 +70,15 @@ run() { # NAME SECONDS BUILD_DIR
     if [[ $name == config ]]; then
         seeds+=("$root/tests/data/bad" "$root/tests/data/configs" "$root/jobs/examples")
         dict=(-dict="$here/config.dict")
+    elif [[ $name == nccl ]]; then
+        seeds+=("$root/tests/data/calibration")
     fi
+    local max_len=65536
+    [[ $name == results ]] && max_len=262144 # a small sweep's results file is 150 KB
     mkdir -p "$dir/corpus-$name"
     echo "fuzz_$name for $seconds s (seeds: ${seeds[*]})"
     # leaks are findings too (libFuzzer's default); a slow input (>10 s) or >2 GB is one as well
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -error_exitcode=70 -timeout_exitcode=71 \
+    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 -error_exitcode=70 -timeout_exitcode=71 \
         -artifact_prefix="$dir/crash-$name-" "${dict[@]}" "$dir/corpus-$name" "${seeds[@]}" 2>&1 |
         grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse)' | tail -60
     local status=${PIPESTATUS[0]}
@@ -98,8 +103,9 @@ case ${1:-} in
 [0-9]*)
     dir=${2:-$root/build/fuzz}
     build "$dir"
-    run config "$1" "$dir"
-    run units "$1" "$dir"
+    for name in config units nccl checkpoint; do # results only on request: see docs/reliability.md
+        run "$name" "$1" "$dir"
+    done
     ;;
 *)
     usage
