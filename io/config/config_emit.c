@@ -62,15 +62,12 @@ static cJSON *emit_cluster(const sax_cluster_t *c)
  * the same value, else the exact number. */
 static cJSON *scenario_value(const sax_scenario_var_t *var, double v)
 {
-    if (var->unit_si > 0.0) {
+    static const char *const forms[] = {"%.15g %s", "%.17g %s"}; /* the shorter one where it is exact */
+    for (int i = 0; var->unit_si > 0.0 && i < 2; i++) {
         char text[64];
-        snprintf(text, sizeof text, "%.17g %s", v / var->unit_si, var->unit);
-        if (strtod(text, NULL) * var->unit_si == v) {
-            snprintf(text, sizeof text, "%.15g %s", v / var->unit_si, var->unit); /* shorter where exact */
-            if (strtod(text, NULL) * var->unit_si != v)
-                snprintf(text, sizeof text, "%.17g %s", v / var->unit_si, var->unit);
+        snprintf(text, sizeof text, forms[i], v / var->unit_si, var->unit);
+        if (strtod(text, NULL) * var->unit_si == v)
             return cJSON_CreateString(text);
-        }
     }
     return cf_exact_number(v);
 }

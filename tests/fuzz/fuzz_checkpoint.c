@@ -6,7 +6,6 @@
  * candidates have finite times. With SAX_FUZZ_SEED_OUT=PATH the first call also writes a valid
  * checkpoint of that sweep (a few candidates evaluated, a range finished) to PATH: the seed of
  * tests/fuzz/corpus/checkpoint. */
-#define _POSIX_C_SOURCE 200809L /* getpid */
 #include "fuzz.h"
 
 #include "sax_comm.h"
@@ -19,12 +18,6 @@
 #include <unistd.h>
 
 #define HASH 0x5eed5eedull
-
-static void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
 
 static sax_config_t cfg;
 static sax_search_t *search;
@@ -46,7 +39,7 @@ static bool setup(void)
         sax_ranges_t done;
         sax_ranges_init(&done);
         sax_scratch_t *scratch = malloc(sax_scratch_size());
-        check(scratch != NULL && sax_reduce_create(search, 4, &acc, &err) == SAX_OK);
+        fuzz_check(scratch != NULL && sax_reduce_create(search, 4, &acc, &err) == SAX_OK);
         sax_scratch_init(scratch);
         int64_t n = sax_search_size(search) < 64 ? sax_search_size(search) : 64;
         for (int64_t i = 0; i < n; i++) {
@@ -55,20 +48,20 @@ static bool setup(void)
             sax_result_t r;
             if (cur.skip == SAX_SKIP_NONE && sax_model_eval(sax_search_problem(search, cur.scenario),
                                                             &cur.candidate, scratch, &r) == SAX_OK)
-                check(sax_reduce_add(acc, &cur, &r) == SAX_OK);
+                fuzz_check(sax_reduce_add(acc, &cur, &r) == SAX_OK);
             else
                 sax_reduce_add_skipped(acc, cur.skip, 1);
         }
-        check(sax_ranges_add(&done, 0, n) == SAX_OK);
-        check(sax_checkpoint_save(seed, HASH, 1.5, &done, acc, &err) == SAX_OK);
+        fuzz_check(sax_ranges_add(&done, 0, n) == SAX_OK);
+        fuzz_check(sax_checkpoint_save(seed, HASH, 1.5, &done, acc, &err) == SAX_OK);
         sax_reduce_destroy(&acc);
         /* the seed reads back: the fuzzer starts from a checkpoint the reader accepts */
         double elapsed;
         sax_ranges_t again;
         sax_ranges_init(&again);
-        check(sax_reduce_create(search, 4, &acc, &err) == SAX_OK &&
-              sax_checkpoint_load(seed, HASH, &elapsed, &again, acc, &err) == SAX_OK && elapsed == 1.5 &&
-              sax_reduce_counts_const(acc)->evaluated > 0);
+        fuzz_check(sax_reduce_create(search, 4, &acc, &err) == SAX_OK &&
+                   sax_checkpoint_load(seed, HASH, &elapsed, &again, acc, &err) == SAX_OK && elapsed == 1.5 &&
+                   sax_reduce_counts_const(acc)->evaluated > 0);
         sax_reduce_destroy(&acc);
         sax_ranges_fini(&again);
         sax_ranges_fini(&done);
@@ -81,18 +74,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     setup();
     char path[64];
-    snprintf(path, sizeof path, "/tmp/sax-fuzz-ckpt.%ld", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
+    if (!fuzz_file(data, size, "ckpt", path, sizeof path))
         return 0;
-    bool written = fwrite(data, 1, size, f) == size;
-    if (fclose(f) != 0 || !written) {
-        remove(path);
-        return 0;
-    }
     sax_reduce_t *acc = NULL;
     sax_error_t err = {{0}};
-    check(sax_reduce_create(search, 4, &acc, &err) == SAX_OK);
+    fuzz_check(sax_reduce_create(search, 4, &acc, &err) == SAX_OK);
     sax_ranges_t done;
     sax_ranges_init(&done);
     double elapsed = -1.0;
@@ -100,15 +86,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     remove(path);
     const sax_counts_t *c = sax_reduce_counts_const(acc);
     if (st == SAX_OK) {
-        check(isfinite(elapsed) && elapsed >= 0.0);
+        fuzz_check(isfinite(elapsed) && elapsed >= 0.0);
         for (int sc = 0; sc < cfg.n_scenarios; sc++) {
             const sax_record_t *b = sax_reduce_best(acc, sc);
-            check(b->index < 0 || (b->index < sax_search_size(search) &&
-                                   isfinite(b->result.iteration_time_s) && b->result.iteration_time_s > 0.0));
+            fuzz_check(b->index < 0 ||
+                       (b->index < sax_search_size(search) && isfinite(b->result.iteration_time_s) &&
+                        b->result.iteration_time_s > 0.0));
         }
     } else {
-        check((st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM || st == SAX_ERR_IO) && err.text[0] != '\0');
-        check(c->evaluated == 0); /* nothing merged from a refused file */
+        fuzz_check((st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM || st == SAX_ERR_IO) && err.text[0] != '\0');
+        fuzz_check(c->evaluated == 0); /* nothing merged from a refused file */
     }
     sax_ranges_fini(&done);
     sax_reduce_destroy(&acc);

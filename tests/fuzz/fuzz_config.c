@@ -14,12 +14,6 @@
 
 #define NAME "fuzz.json"
 
-static void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
-
 static void evaluate(const sax_config_t *cfg)
 {
     sax_scratch_t *scratch = malloc(sax_scratch_size());
@@ -42,32 +36,30 @@ static void evaluate(const sax_config_t *cfg)
                 (void)sax_model_eval(sax_search_problem(s, cur.scenario), &cur.candidate, scratch, &r);
         }
         sax_search_destroy(&s);
-        check(s == NULL);
+        fuzz_check(s == NULL);
     } else if (cfg->has_space) {
-        check(err.text[0] != '\0');
+        fuzz_check(err.text[0] != '\0');
     }
     free(scratch);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     sax_config_t cfg;
     sax_error_t err = {{0}};
     sax_status_t st = sax_config_parse(text, NAME, &cfg, &err);
     if (st == SAX_OK) {
-        check(cfg.effective_json != NULL && cfg.n_scenarios >= 1);
+        fuzz_check(cfg.effective_json != NULL && cfg.n_scenarios >= 1);
         evaluate(&cfg);
         sax_config_fini(&cfg);
-        check(cfg.effective_json == NULL && cfg.scenarios == NULL);
+        fuzz_check(cfg.effective_json == NULL && cfg.scenarios == NULL);
     } else {
-        check(st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM);
-        check(strncmp(err.text, NAME, strlen(NAME)) == 0);
-        check(cfg.scenarios == NULL && cfg.scenario_values == NULL && cfg.effective_json == NULL);
+        fuzz_check(st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM);
+        fuzz_check(strncmp(err.text, NAME, strlen(NAME)) == 0);
+        fuzz_check(cfg.scenarios == NULL && cfg.scenario_values == NULL && cfg.effective_json == NULL);
     }
     free(text);
     return 0;

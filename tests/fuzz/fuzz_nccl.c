@@ -11,39 +11,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
-
 static bool sane(double x) { return isfinite(x) && x >= 0.0; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     sax_nccl_table_t t;
     sax_nccl_table_init(&t);
     sax_error_t err = {{0}};
     sax_status_t st = sax_nccl_parse(text, "fuzz.txt", &t, &err);
     if (st == SAX_OK) {
-        check(t.n_rows >= 0 && t.n_rows <= t.cap_rows && (t.n_rows == 0 || t.rows != NULL));
+        fuzz_check(t.n_rows >= 0 && t.n_rows <= t.cap_rows && (t.n_rows == 0 || t.rows != NULL));
         for (int i = 0; i < t.n_rows; i++) {
             const sax_nccl_row_t *r = &t.rows[i];
-            check(sane(r->size_bytes) && sane(r->count));
+            fuzz_check(sane(r->size_bytes) && sane(r->count));
             for (int k = 0; k < 2; k++) { /* a half a table leaves out reads as time -1, bandwidths 0 */
                 bool absent = r->time_s[k] == -1.0 && r->algbw_Bps[k] == 0.0 && r->busbw_Bps[k] == 0.0;
-                check(absent || (r->time_s[k] > 0.0 && sane(r->time_s[k]) && sane(r->algbw_Bps[k]) &&
-                                 sane(r->busbw_Bps[k])));
-                check(r->wrong[k] == -1.0 || sane(r->wrong[k]));
+                fuzz_check(absent || (r->time_s[k] > 0.0 && sane(r->time_s[k]) && sane(r->algbw_Bps[k]) &&
+                                      sane(r->busbw_Bps[k])));
+                fuzz_check(r->wrong[k] == -1.0 || sane(r->wrong[k]));
             }
         }
     } else {
-        check((st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM) && err.text[0] != '\0');
+        fuzz_check((st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM) && err.text[0] != '\0');
     }
     sax_nccl_table_fini(&t);
     free(text);

@@ -5,7 +5,6 @@
  * row counts that are not negative, every record's scenario within the scenarios, and finite,
  * positive times for every candidate it calls feasible (no NaN or infinity reaches a report). The
  * seeds (tests/fuzz/corpus/results) are small sweeps' results files. */
-#define _POSIX_C_SOURCE 200809L /* getpid */
 #include "fuzz.h"
 
 #include "sax_results.h"
@@ -15,50 +14,37 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
-
 static void records(const sax_record_t *r, int64_t n, int scenarios)
 {
-    check(n >= 0 && (n == 0 || r != NULL));
+    fuzz_check(n >= 0 && (n == 0 || r != NULL));
     for (int64_t i = 0; i < n; i++) {
         if (r[i].index < 0)
             continue;
-        check(r[i].scenario >= 0 && r[i].scenario < scenarios);
+        fuzz_check(r[i].scenario >= 0 && r[i].scenario < scenarios);
         if (r[i].result.feasible)
-            check(isfinite(r[i].result.iteration_time_s) && r[i].result.iteration_time_s > 0.0);
+            fuzz_check(isfinite(r[i].result.iteration_time_s) && r[i].result.iteration_time_s > 0.0);
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64];
-    snprintf(path, sizeof path, "/tmp/sax-fuzz-results.%ld.h5", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
+    if (!fuzz_file(data, size, "results.h5", path, sizeof path))
         return 0;
-    bool written = fwrite(data, 1, size, f) == size;
-    if (fclose(f) != 0 || !written) {
-        remove(path);
-        return 0;
-    }
     sax_results_data_t d;
     sax_error_t err = {{0}};
     sax_status_t st = sax_results_read(path, true, &d, &err);
     remove(path);
     if (st == SAX_OK) {
         int ns = d.res.n_scenarios;
-        check(ns >= 0);
+        fuzz_check(ns >= 0);
         records(d.best, ns, ns);
         records(d.top, d.res.n_top, ns);
         records(d.pareto, d.res.n_pareto, ns);
         records(d.rows, d.n_rows, ns);
         sax_results_data_fini(&d);
     } else {
-        check((st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM || st == SAX_ERR_IO) && err.text[0] != '\0');
+        fuzz_check((st == SAX_ERR_INPUT || st == SAX_ERR_NOMEM || st == SAX_ERR_IO) && err.text[0] != '\0');
     }
     return 0;
 }

@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -32,16 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sax_error_t err = {{0}};
     sax_status_t st = sax_units_parse(text, kind, &si, &err);
     if (st == SAX_OK) {
-        check(isfinite(si));
+        fuzz_check(isfinite(si));
         char buf[64];
         sax_units_format(si, kind, buf, sizeof buf);
-        check(memchr(buf, '\0', sizeof buf) != NULL);
+        fuzz_check(memchr(buf, '\0', sizeof buf) != NULL);
         double again = NAN;
         if (sax_units_parse(buf, kind, &again, &err) == SAX_OK)
-            check(fabs(again - si) <= 1e-5 * fabs(si));
+            fuzz_check(fabs(again - si) <= 1e-5 * fabs(si));
     } else {
-        check(st == SAX_ERR_INPUT);
-        check(strstr(err.text, "expected") != NULL);
+        fuzz_check(st == SAX_ERR_INPUT);
+        fuzz_check(strstr(err.text, "expected") != NULL);
     }
     free(text);
     return 0;
