@@ -114,9 +114,11 @@ bool sax_search_block_may_match_baseline(const sax_search_t *s, const sax_search
  * them: the work grows with the combinations of checked keys that later checks can tell apart
  * (docs/sweep.md), not with the space. Pass -1 for all scenarios. `skipped` (may be NULL) receives
  * the number of candidates skipped for each reason. Returns -1 (`skipped` then incomplete) when
- * the count needs more than SAX_SEARCH_COUNT_MAX_CLASSES such combinations, or memory fails. */
+ * the count needs more than `max_classes` such combinations (`sax space` passes
+ * SAX_SEARCH_COUNT_MAX_CLASSES), or memory fails. */
 #define SAX_SEARCH_COUNT_MAX_CLASSES (1 << 21) /* 56 bytes each: at most 112 MiB */
-int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT]);
+int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t max_classes,
+                               int64_t skipped[SAX_SKIP_COUNT]);
 
 /* ---- the pruned search's admissible lower bound (search/bound.c) ---- */
 

@@ -520,9 +520,10 @@ static int64_t merge_classes(prefix_class_t *c, int64_t n)
  * ones are merged. A prefix that fails row `pos` skips stride[pos] candidates per prefix of its
  * class. The work is the number of distinct classes times the values of a row, not the number of
  * candidates: for a space of 2^62 candidates typically a few thousand classes. */
-static int64_t count_scenario(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT])
+static int64_t count_scenario(const sax_search_t *s, int scenario, int64_t cap,
+                              int64_t skipped[SAX_SKIP_COUNT])
 {
-    int64_t cap = SAX_SEARCH_COUNT_MAX_CLASSES, n = 1;
+    int64_t n = 1;
     prefix_class_t *cur = calloc(1, sizeof *cur), *next = NULL;
     if (cur == NULL)
         return -1;
@@ -577,14 +578,15 @@ static int64_t count_scenario(const sax_search_t *s, int scenario, int64_t skipp
     return valid;
 }
 
-int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t skipped[SAX_SKIP_COUNT])
+int64_t sax_search_count_valid(const sax_search_t *s, int scenario, int64_t max_classes,
+                               int64_t skipped[SAX_SKIP_COUNT])
 {
     if (skipped != NULL)
         memset(skipped, 0, SAX_SKIP_COUNT * sizeof *skipped);
     int first = scenario < 0 ? 0 : scenario, last = scenario < 0 ? s->n_scenarios - 1 : scenario;
     int64_t valid = 0;
     for (int sc = first; sc <= last; sc++) {
-        int64_t v = count_scenario(s, sc, skipped);
+        int64_t v = count_scenario(s, sc, max_classes, skipped);
         if (v < 0)
             return -1;
         valid += v;

@@ -127,7 +127,8 @@ static int run(int argc, char **argv)
     }
     const sax_space_desc_t *d = sax_search_desc(s);
     int64_t skipped[SAX_SKIP_COUNT];
-    int64_t valid = sax_search_count_valid(s, -1, skipped); /* -1: not counted (too many classes) */
+    int64_t valid =
+        sax_search_count_valid(s, -1, SAX_SEARCH_COUNT_MAX_CLASSES, skipped); /* -1: not counted */
     int64_t measured = 0;
     double per_eval = a.sample_s > 0 ? seconds_per_eval(s, a.sample_s, &measured) : 0.0;
     double estimate = per_eval * (double)(valid >= 0 ? valid : sax_search_size(s)) / a.ranks;

@@ -325,10 +325,6 @@ static sax_status_t resolve_candidate(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
                            "expected \"auto\" to divide the %lld GPUs of the sites by tp x cp x pp, found "
                            "tp x cp x pp larger than that (tp = %d, cp = %d, pp = %d)",
                            (long long)gpus, c->tp, c->cp, c->pp);
-        if (gpus / per > INT32_MAX) /* the loader bounds the GPUs; kept for a model used without it */
-            return cf_fail(ctx,
-                           "expected \"auto\" to give dp at most %d, found %lld GPUs / (tp x cp x pp = %lld)",
-                           INT32_MAX, (long long)gpus, (long long)per);
         if (gpus % per != 0)
             return cf_fail(ctx,
                            "expected \"auto\" to divide the %lld GPUs of the sites by tp x cp x pp = %lld, "

@@ -3,7 +3,7 @@
 # "Corrupt checkpoints"). A sweep of CONFIG is interrupted with SIGTERM (exit 3, RESULTS.h5.ckpt);
 # then, one at a time in its place: 50 copies with 8 random bytes overwritten at a random offset
 # (fixed seed), 6 truncations, a byte appended, a BEL as the format byte, the older format 1, and
-# 9 forgeries whose CRC-64 is recomputed (only the range checks can refuse them). Each
+# 11 forgeries whose CRC-64 is recomputed (only the range checks can refuse them). Each
 # `sax sweep CONFIG -o part.h5 --resume` must exit 2 with a message naming the checkpoint (and,
 # for a forgery, the field), leave it byte-identical and write no results. Last, the intact
 # checkpoint must resume with exit 0 (the refusals are not a refusal of every checkpoint).
@@ -94,6 +94,10 @@ forge("record-scenario", recs_at + 8, "<i", struct.unpack_from("<i", data, recs_
       "is not a feasible candidate of scenario")
 forge("elapsed-nan", 32, "<d", math.nan, "elapsed time")
 forge("ranges-count-huge", 40, "<q", 1 << 62, "finished ranges, expected 0 to")
+# a checkpoint from a build whose records or counts have another size: the CRC matches, so the sizes
+# in the header are what refuses it (one of the two sizes changed at a time)
+forge("record-size", 8, "<Q", rec_size + 8, "written by a different build of sax")
+forge("counts-size", 16, "<Q", counts_size + 8, "written by a different build of sax")
 EOF
 for bad in forged/*; do
     [[ $bad == *.expect ]] && continue

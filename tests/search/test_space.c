@@ -135,13 +135,19 @@ static void test_count_valid_by_hand(void **state)
     fixture_set(&d, SAX_KEY_VPP, 2, (const int32_t[]){1, 2});
     sax_search_t *s = make(&d, 1, (const int[]){32});
     assert_int_equal(sax_search_size(s), 48);
-    assert_int_equal(sax_search_count_valid(s, -1, NULL), 20);
+    assert_int_equal(sax_search_count_valid(s, -1, SAX_SEARCH_COUNT_MAX_CLASSES, NULL), 20);
     /* the 28 others all fail on the schedule: 12 non-interleaved with vpp 2, 8 interleaved with
      * pp 1, 8 interleaved with vpp 1 and pp >= 2 */
     int64_t skipped[SAX_SKIP_COUNT];
-    assert_int_equal(sax_search_count_valid(s, 0, skipped), 20);
+    assert_int_equal(sax_search_count_valid(s, 0, SAX_SEARCH_COUNT_MAX_CLASSES, skipped), 20);
     assert_int_equal(skipped[SAX_SKIP_SCHEDULE], 28);
     assert_int_equal(skipped[SAX_SKIP_LAYERS], 0);
+    /* The classes a count may hold: never more than the 48 combinations of the four checked keys, so
+     * a cap of 48 counts; a cap below the first key's values cannot hold even the first row, and the
+     * count says "not counted" (-1) rather than a number. */
+    assert_int_equal(sax_search_count_valid(s, -1, 48, NULL), 20);
+    assert_int_equal(sax_search_count_valid(s, -1, 1, NULL), -1);
+    assert_int_equal(sax_search_count_valid(s, 0, 1, skipped), -1);
     sax_search_destroy(&s);
 }
 
@@ -206,7 +212,7 @@ static void test_move_matches_seek(void **state)
             assert_int_equal(inside.skip, fresh.skip);
         }
     }
-    assert_int_equal(valid, sax_search_count_valid(s, -1, NULL));
+    assert_int_equal(valid, sax_search_count_valid(s, -1, SAX_SEARCH_COUNT_MAX_CLASSES, NULL));
     /* jumps: block ends, then +1 */
     sax_search_seek(s, 0, &walk);
     int64_t jumped_valid = 0;
@@ -320,7 +326,7 @@ static void expect_count_equals_brute_force(const sax_search_t *s)
     for (int sc = -1; sc < sax_search_scenario_count(s); sc++) {
         int64_t want[SAX_SKIP_COUNT], got[SAX_SKIP_COUNT], valid;
         brute_force(s, sc, want, &valid);
-        assert_int_equal(sax_search_count_valid(s, sc, got), valid);
+        assert_int_equal(sax_search_count_valid(s, sc, SAX_SEARCH_COUNT_MAX_CLASSES, got), valid);
         for (int r = 1; r < SAX_SKIP_COUNT; r++)
             assert_int_equal(got[r], want[r]);
     }
