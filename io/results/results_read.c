@@ -330,12 +330,14 @@ static sax_status_t read_orders(reader_t *r, sax_space_desc_t *sp)
             char *hash = strchr(buf, '#');
             if (hash)
                 *hash = '\0';
+            unsigned seen = 0;
             for (char *tok = strtok(buf, "-"); tok && st == SAX_OK; tok = strtok(NULL, "-")) {
                 int dim = sax_name_lookup(sax_dim_names, SAX_DIM_COUNT, tok);
-                if (dim < 0 || len >= SAX_DIM_COUNT)
-                    st = broken(r, "an order in /space/order names an unknown dimension");
+                if (dim < 0 || len >= SAX_DIM_COUNT || (seen & (1u << dim)))
+                    st = broken(r, "an order in /space/order names an unknown dimension, or one twice");
                 else
                     sp->orders[v][len++] = (sax_dim_t)dim;
+                seen |= dim >= 0 ? 1u << dim : 0;
             }
             sp->order_len[v] = len;
             if (v + 1 > sp->n_orders)
@@ -343,6 +345,10 @@ static sax_status_t read_orders(reader_t *r, sax_space_desc_t *sp)
         }
         H5free_memory(name);
     }
+    for (int o = 0; o < sp->n_orders && st == SAX_OK; o++)
+        if (sp->order_len[o] == 0) /* the orders' names become the members of an enum: none empty */
+            st = broken(r, "the values of /space/order's enum are not 0 to its number of orders - 1, each "
+                           "an order of dimensions");
     H5Tclose(t);
     H5Dclose(d);
     return st;
@@ -381,6 +387,27 @@ static sax_status_t read_baselines(reader_t *r, sax_space_desc_t *sp, const sax_
     for (int64_t i = 0; i < n; i++) {
         memcpy(sp->baselines[i].name, b[i].name, SAX_NAME_LEN);
         sp->baselines[i].name[SAX_NAME_LEN - 1] = '\0';
+        /* The names become the members of an enum, and reports print them: as the loader takes them
+         * (docs/config.md), non-empty, without control characters, each once. */
+        const char *name = sp->baselines[i].name;
+        bool control = false;
+        for (const char *c = name; *c; c++)
+            control |= (unsigned char)*c < 0x20 || *c == 0x7f;
+        bool twice = false;
+        for (int64_t j = 0; j < i; j++)
+            twice |= strcmp(sp->baselines[j].name, name) == 0;
+        if (name[0] == '\0' || control || twice) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "/space/baselines row %lld: expected a unique, non-empty name without control "
+                     "characters, found %s",
+                     (long long)i,
+                     name[0] == '\0' ? "an empty one"
+                     : control       ? "control characters"
+                                     : "a name given twice");
+            free(buf);
+            return broken(r, what);
+        }
         if (!names_only) {
             sp->baselines[i].mask = 0;
             for (int k = 0; k < SAX_KEY_COUNT; k++) {

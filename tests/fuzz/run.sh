@@ -3,7 +3,8 @@
 #
 #   tests/fuzz/run.sh SECONDS [BUILD_DIR]        build, then run each fuzzer but results SECONDS each
 #   tests/fuzz/run.sh --build BUILD_DIR          only build (the fuzz_build CTest test)
-#   tests/fuzz/run.sh --run NAME SECONDS BUILD_DIR   run one: config, units, nccl, checkpoint, results
+#   tests/fuzz/run.sh --run NAME SECONDS BUILD_DIR   run one: config, units, nccl, checkpoint, results,
+#                                                    h5edits
 #
 # BUILD_DIR defaults to build/fuzz. Seeds: tests/fuzz/corpus/<name> (every crash input found so far),
 # and for the configuration fuzzer also tests/data/bad, tests/data/configs and jobs/examples; new
@@ -17,7 +18,7 @@ root=$(cd "$here/../.." && pwd)
 cc=${SAX_FUZZ_CC:-clang}
 
 usage() {
-    sed -n '4,7p' "${BASH_SOURCE[0]}" | sed 's/^# *//' >&2
+    sed -n '4,8p' "${BASH_SOURCE[0]}" | sed 's/^# *//' >&2
     exit 2
 }
 
@@ -48,10 +49,10 @@ build() { # BUILD_DIR
     CC=$cc cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAX_FUZZ=ON -DSAX_WERROR=OFF \
         -DCMAKE_C_FLAGS="$flags" > "$dir/fuzz-configure.log" 2>&1 ||
         { cat "$dir/fuzz-configure.log" >&2; echo "FAIL: configuring $dir" >&2; exit 1; }
-    cmake --build "$dir" -j "${SAX_JOBS:-2}" --target fuzz_config fuzz_units fuzz_nccl fuzz_checkpoint fuzz_results \
+    cmake --build "$dir" -j "${SAX_JOBS:-2}" --target fuzz_config fuzz_units fuzz_nccl fuzz_checkpoint fuzz_results fuzz_h5edits \
         > "$dir/fuzz-build.log" 2>&1 ||
         { tail -40 "$dir/fuzz-build.log" >&2; echo "FAIL: building the fuzzers in $dir" >&2; exit 1; }
-    echo "built $dir/tests/fuzz/fuzz_{config,units,nccl,checkpoint,results}"
+    echo "built $dir/tests/fuzz/fuzz_{config,units,nccl,checkpoint,results,h5edits}"
 }
 
 run() { # NAME SECONDS BUILD_DIR
@@ -103,7 +104,7 @@ case ${1:-} in
 [0-9]*)
     dir=${2:-$root/build/fuzz}
     build "$dir"
-    for name in config units nccl checkpoint; do # results only on request: see docs/reliability.md
+    for name in config units nccl checkpoint h5edits; do # results only on request: see docs/reliability.md
         run "$name" "$1" "$dir"
     done
     ;;

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """results_fields.py GOOD.h5 OUTDIR - writes damaged copies of a sax results file with h5py
 (docs/reliability.md, "Results files"): a field taken out of a compound dataset, a field of the
-wrong type, and datasets that declare far more rows than the file holds. Prints one line per file:
-NAME|DATASET|FIELD-or-empty|KIND (missing, type, size).
+wrong type, datasets that declare far more rows than the file holds, and baseline names empty, with a
+control character or given twice. Prints one line per file: NAME|DATASET|FIELD-or-empty|KIND
+(missing, type, size, name).
 """
 import shutil
 import sys
@@ -81,5 +82,19 @@ for dset, chunked in [("rows", True), ("top", False)]:
         else:
             f.create_dataset(dset, shape=(2**40,), dtype=dt)
     cases.append((p, dset, "", "size"))
+# baseline names that the readers turn into the members of an enum and print: an empty one, one with
+# a control character, one given twice (the loader refuses each in a configuration)
+for what, fn in [("empty", lambda d: d.__setitem__("name", b"")),
+                 ("control", lambda d: d.__setitem__("name", b"prod\x07")),
+                 ("twice", None)]:
+    p = copy(f"name-baseline-{what}")
+    def change(data, fn=fn):
+        data = data.copy()
+        if fn is None:
+            return np.concatenate([data, data])
+        fn(data)
+        return data
+    rewrite(p, "space/baselines", change)
+    cases.append((p, "space/baselines", "", "name"))
 for p, dset, field, kind in cases:
     print(f"{p}|{dset}|{field}|{kind}")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # results_fields.sh SAX CONFIG - results files damaged with h5py (results_fields.py): a field missing
 # from a dataset, a field of the wrong type, a dataset declaring 2^40 rows in a file of a few hundred
-# KiB. `sax pareto`, `sax report` and `sax eval --candidate` must each refuse every file with exit
+# KiB, baseline names empty, with a control character or twice. `sax pareto`, `sax report` and `sax eval --candidate` must each refuse every file with exit
 # status 2 within 60 s, naming the file, the dataset and (for a field) the field; the intact file
 # must still be read (exit 0). Skipped (77) without h5py.
 set -u
@@ -37,6 +37,7 @@ while IFS='|' read -r file dset field kind; do
         case $kind in
         type) grep -q "expected" err.txt || fail "$name: sax $cmd does not say the expected type" ;;
         size) grep -q "declares" err.txt || fail "$name: sax $cmd does not say what /$dset declares" ;;
+        name) grep -q "expected a unique, non-empty name" err.txt || fail "$name: sax $cmd does not say what a name must be" ;;
         esac
     done
 done < cases.txt
