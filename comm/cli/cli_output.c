@@ -2,7 +2,8 @@
  * does any work (docs/reliability.md, "Output targets"). sax writes its outputs as new regular files
  * (most through a temporary name and rename(), which would replace whatever the name held): a
  * device such as /dev/null, a FIFO, a socket or a directory is refused, and so is a name that is
- * one of the command's own inputs, which the output would overwrite. */
+ * one of the command's own inputs, which the output would overwrite, and a symbolic link, which the
+ * rename would replace. */
 #define _POSIX_C_SOURCE 200809L /* S_ISSOCK, O_CLOEXEC, O_NOFOLLOW */
 #include "sax_output.h"
 #include "cli_output.h"
@@ -32,20 +33,40 @@ static const char *file_kind(mode_t m)
 
 sax_status_t sax_cli_check_output(const char *out, const char *const *inputs, sax_error_t *err)
 {
-    struct stat o;
-    if (out == NULL || stat(out, &o) != 0)
-        return SAX_OK; /* a new name (or one the writer will report it cannot create) */
-    if (!S_ISREG(o.st_mode))
+    struct stat name, o;
+    if (out == NULL || lstat(out, &name) != 0)
+        return SAX_OK;        /* a new name (or one the writer will report it cannot create) */
+    if (stat(out, &o) == 0) { /* what the name leads to, through links */
+        if (!S_ISREG(o.st_mode))
+            return sax_error_set(
+                err, SAX_ERR_INPUT,
+                "%s: expected a regular file (or a new name) to write the output to, found %s", out,
+                file_kind(o.st_mode));
+        for (int i = 0; inputs != NULL && inputs[i] != NULL; i++) {
+            struct stat in;
+            if (stat(inputs[i], &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino)
+                return sax_error_set(
+                    err, SAX_ERR_INPUT,
+                    "%s: expected an output other than the input, found the same file as the "
+                    "input %s (writing would destroy it)",
+                    out, inputs[i]);
+        }
+    }
+    if (S_ISLNK(name.st_mode)) {
+        /* The rename that replaces an output would replace the link itself, not write through it,
+         * and a dangling link would silently become a file: neither is what a link is for. */
+        char to[256];
+        ssize_t n = readlink(out, to, sizeof to - 1);
+        to[n > 0 ? n : 0] = '\0';
+        for (char *c = to; *c != '\0'; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) /* printed on the user's terminal */
+                *c = '?';
         return sax_error_set(err, SAX_ERR_INPUT,
-                             "%s: expected a regular file (or a new name) to write the output to, found %s",
-                             out, file_kind(o.st_mode));
-    for (int i = 0; inputs != NULL && inputs[i] != NULL; i++) {
-        struct stat in;
-        if (stat(inputs[i], &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino)
-            return sax_error_set(err, SAX_ERR_INPUT,
-                                 "%s: expected an output other than the input, found the same file as the "
-                                 "input %s (writing would destroy it)",
-                                 out, inputs[i]);
+                             "%s: expected a regular file (or a new name) to write the output to, found a "
+                             "symbolic link (to %s%s): sax replaces an output by renaming a new file over "
+                             "its name, which would replace the link, not write through it; name the "
+                             "target itself, or remove the link",
+                             out, to, stat(out, &o) == 0 ? "" : ", which does not exist");
     }
     return SAX_OK;
 }

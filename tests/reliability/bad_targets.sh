@@ -7,8 +7,9 @@
 #   targets  an output that is not a regular file (a FIFO, a directory) for every command that
 #            writes (`sweep -o`, `eval --trace`, `pareto --csv/--svg`, `calibrate -o`), and an output
 #            that is one of the command's own inputs (`pareto R.h5 --csv R.h5`, `eval C.json --trace
-#            C.json`, `calibrate M.json -c C.json -o M.json` or `-o C.json`). Never the real /dev/null:
-#            a FIFO made here stands for a device.
+#            C.json`, `calibrate M.json -c C.json -o M.json` or `-o C.json`), and a symbolic link
+#            (to a file that is no input, or dangling). Never the real /dev/null: a FIFO made here
+#            stands for a device.
 set -u
 sax=$1
 data=$(cd "$2" && pwd)
@@ -92,6 +93,22 @@ if [[ $what == all || $what == targets ]]; then
         "$sax" calibrate M.json -c cluster.json -o cluster.json
     refused "sweep C.json -o C.json --force" "C.json: expected an output other than the input" \
         "$sax" sweep C.json -o C.json --force
+    # a symbolic link as output, to a file that is no input and dangling: refused (the rename would
+    # replace the link, and the dangling one would become a file), the link and its target unchanged
+    echo "a result kept elsewhere" > kept.txt
+    ln -s kept.txt to-file
+    ln -s nowhere.h5 dangling
+    for target in to-file dangling; do
+        refused "sweep -o $target --force" "$target: expected a regular file (or a new name) to write the output to, found a symbolic link" \
+            "$sax" sweep C.json -o $target --force
+        refused "eval --trace $target" "$target: expected a regular file (or a new name) to write the output to, found a symbolic link" \
+            "$sax" eval E.json --trace $target
+        refused "pareto --csv $target" "found a symbolic link" "$sax" pareto R.h5 --csv $target
+        refused "calibrate -o $target" "found a symbolic link" "$sax" calibrate M.json -c cluster.json -o $target
+    done
+    check "the links are still links" test -L to-file -a -L dangling
+    check "the dangling link's target was not created" test ! -e nowhere.h5
+    check "the file behind the link is unchanged" grep -qx "a result kept elsewhere" kept.txt
     check "the FIFO is still a FIFO" test -p fifo
     check "the directory is still a directory" test -d dir
 fi
