@@ -785,6 +785,68 @@ static sax_status_t read_answer(reader_t *r, sax_results_data_t *d, const sax_re
     return SAX_OK;
 }
 
+/* ---- what every record must be ------------------------------------------------------------------ */
+
+/* A record as sax writes one: no candidate (a negative index), or a candidate of one of the file's
+ * scenarios that, when feasible, has a finite, positive iteration time (reports divide by it and
+ * index the scenarios with it). NULL when so, else what is wrong. */
+static const char *record_problem(const sax_record_t *rec, int n_scenarios)
+{
+    if (rec->index < 0)
+        return NULL;
+    if (rec->scenario < 0 || rec->scenario >= n_scenarios)
+        return "a scenario outside /scenarios";
+    if (rec->result.feasible &&
+        !(isfinite(rec->result.iteration_time_s) && rec->result.iteration_time_s > 0.0))
+        return "a feasible candidate without a finite, positive iteration_time_s";
+    return NULL;
+}
+
+static sax_status_t check_records(reader_t *r, const char *table, const sax_record_t *recs, int64_t n,
+                                  int n_scenarios)
+{
+    for (int64_t i = 0; recs != NULL && i < n; i++) {
+        const char *problem = record_problem(&recs[i], n_scenarios);
+        if (problem != NULL) {
+            char what[200];
+            snprintf(what, sizeof what,
+                     "/%s row %lld: expected a candidate of the sweep, found %s (scenario %d)", table,
+                     (long long)i, problem, recs[i].scenario);
+            return broken(r, what);
+        }
+    }
+    return SAX_OK;
+}
+
+/* Every table of records read, against the file's scenarios. */
+static sax_status_t check_all_records(reader_t *r, const sax_results_data_t *d)
+{
+    int ns = d->res.n_scenarios;
+    const struct {
+        const char *table;
+        const sax_record_t *recs;
+        int64_t n;
+    } tables[] = {{"best", d->best, ns},
+                  {"top", d->top, d->res.n_top},
+                  {"pareto", d->pareto, d->res.n_pareto},
+                  {"best_per_value", d->best_per_value, d->res.n_bpv},
+                  {"baseline_best", d->baseline_best, (int64_t)ns * d->space.n_baselines},
+                  {"rows", d->rows, d->n_rows},
+                  {"answer/robust_within_5pct", d->near, d->res.answer ? d->answer.robust.n_near_kept : 0},
+                  {"answer/robust", d->res.answer ? &d->answer.robust.pick : NULL, 1}};
+    sax_status_t st = SAX_OK;
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0] && st == SAX_OK; i++)
+        st = check_records(r, tables[i].table, tables[i].recs, tables[i].n, ns);
+    for (int s = 0; d->res.answer != NULL && s < ns && st == SAX_OK; s++) {
+        st = check_records(r, "answer/ties", &d->ties[s].simplest, 1, ns);
+        if (st == SAX_OK)
+            st = check_records(r, "answer/best_lossless", &d->lossless[s].lossless, 1, ns);
+        if (st == SAX_OK && d->oblivious != NULL)
+            st = check_records(r, "answer/oblivious", &d->oblivious[s].real, 1, ns);
+    }
+    return st;
+}
+
 /* ---- provenance --------------------------------------------------------------------------------- */
 
 static sax_status_t read_provenance(reader_t *r, sax_results_data_t *d)
@@ -954,7 +1016,8 @@ sax_status_t sax_results_read(const char *path, bool with_rows, sax_results_data
     have_types = true;
     if ((st = read_baselines(&r, &out->space, &t, false)) != SAX_OK ||
         (st = read_key_values(&r, &out->space, &t)) != SAX_OK || (st = read_scenarios(&r, out)) != SAX_OK ||
-        (st = read_tables(&r, out, &t, with_rows)) != SAX_OK || (st = read_answer(&r, out, &t)) != SAX_OK)
+        (st = read_tables(&r, out, &t, with_rows)) != SAX_OK || (st = read_answer(&r, out, &t)) != SAX_OK ||
+        (st = check_all_records(&r, out)) != SAX_OK)
         goto done;
     out->res.space = &out->space;
     out->res.scenario_values = out->scenario_values;
@@ -1114,5 +1177,16 @@ sax_status_t sax_results_rows_read(sax_results_file_t *f, int64_t first, int64_t
         for (int64_t i = 0; i < n; i++)
             sax_results_record_from_row(&f->d->space, &rows[i], &out[i]);
     free(rows);
-    return rc < 0 ? sax_error_set(err, SAX_ERR_INPUT, "%s: cannot read /rows", f->d->path) : SAX_OK;
+    if (rc < 0)
+        return sax_error_set(err, SAX_ERR_INPUT, "%s: cannot read /rows", f->d->path);
+    for (int64_t i = 0; i < n; i++) {
+        const char *problem = record_problem(&out[i], f->d->res.n_scenarios);
+        if (problem != NULL)
+            return sax_error_set(
+                err, SAX_ERR_INPUT,
+                "%s: not a readable sax results file: /rows row %lld: expected a candidate of "
+                "the sweep, found %s (scenario %d)",
+                f->d->path, (long long)(first + i * stride), problem, out[i].scenario);
+    }
+    return SAX_OK;
 }
