@@ -691,6 +691,13 @@ static double tree_node_flows(int nodes, int x, int t, int sites, int site)
     return f;
 }
 
+/* The level-l unit of a site's tree node i (a domain) on the channels headed at the domain's member h:
+ * its head's, member i m0 + h of the site, `stride` ranks apart from the site's start. */
+static int tree_unit(const sax_layout_t *lay, long stride, int m0, int i, int h, int l, long off)
+{
+    return (int)((off + ((long)i * m0 + h) * stride) / lay->unit[l]);
+}
+
 /* NCCL's double binary tree all-reduce (runTreeSplit): a chain inside each domain, a binary tree over
  * the domains of each site in rank order, one over the sites; reduce up and broadcast down at once,
  * chunks of one slot, 8 slots per connection, channels alternating between the two trees (channel ch
@@ -780,6 +787,53 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
             if (u0 / per_unit[l] < TREE_UNITS_KEPT)
                 unit_out[l][u0 / per_unit[l]] = out;
         }
+    /* A group that does not nest: a unit need not hold whole domains (pods of 22 GPUs over domains of 8),
+     * and which unit a domain's node sits in is its head's, which rotates with the channel. Then each
+     * site's units' flows are counted channel by channel, node i of the channels headed at member h of
+     * each domain being the site's member i m0 + h (ranks `stride` apart). */
+    bool placed = g->uneven && g->n_pieces == 1;
+    long stride = g->piece_stride[0];
+    int n_units[SAX_MAX_LEVELS] = {0};
+    for (int l = 1; placed && l < n_lv && l < cl->n_tiers; l++) {
+        double out[TREE_UNITS_KEPT], most = 0.0;
+        long start = 0; /* the site's first rank */
+        for (int q = 0, s0 = 0; q < g->sites; q++) {
+            for (; s0 < g->site[q]; s0++)
+                start += cl->sites[s0].gpus;
+            long off = (start + stride - 1) / stride * stride - start; /* its first member's */
+            int nq = nodes_of[q], n_u = tree_unit(lay, stride, m0, nq - 1, m0 - 1, l, off) + 1;
+            if (n_u > TREE_UNITS_KEPT) {
+                most = 0.0;
+                break;
+            }
+            for (int u = 0; u < n_u; u++)
+                out[u] = 0.0;
+            for (int k2 = 0; k2 < ch; k2++) {
+                int t = k2 % 2, h = (k2 / 2) % m0;
+                for (int i = 0; i < nq; i++) {
+                    int up, d0, d1, unit = tree_unit(lay, stride, m0, i, h, l, off);
+                    sax_dtree_node(nq, i, t, &up, &d0, &d1);
+                    double f = (up >= 0 && tree_unit(lay, stride, m0, up, h, l, off) != unit) +
+                               (d0 >= 0 && tree_unit(lay, stride, m0, d0, h, l, off) != unit) +
+                               (d1 >= 0 && tree_unit(lay, stride, m0, d1, h, l, off) != unit);
+                    if (up < 0 && g->sites > 1) /* the sites' tree leaves the unit of the root */
+                        f += tree_node_flows(nq, i, t, g->sites, q) - (d0 >= 0) - (d1 >= 0);
+                    out[unit] += f;
+                }
+            }
+            for (int u = 0; u < n_u; u++) {
+                most = sax_max(most, out[u]);
+                if (q == 0)
+                    unit_out[l][u] = out[u];
+            }
+            if (q == 0)
+                n_units[l] = n_u;
+        }
+        if (most > 0.0)
+            unit_flows[l] = most;
+        else
+            n_units[l] = 0;
+    }
     double nvl = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
     double r_nvl = nvl_flows > 0.0 ? nvl / nvl_flows : INFINITY;
     double r_net = nic_flows > 0.0 ? nic_Bps(cl) / nic_flows : INFINITY;
@@ -867,7 +921,9 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                  v = up, up = sax_dtree_parent(nodes, v, t)) {
                 int level = n_lv;
                 for (int l = 1; l < n_lv; l++)
-                    if (v / per_unit[l] == up / per_unit[l]) {
+                    if (n_units[l] > 0 ? tree_unit(lay, stride, m0, v, 0, l, 0) ==
+                                             tree_unit(lay, stride, m0, up, 0, l, 0)
+                                       : v / per_unit[l] == up / per_unit[l]) {
                         level = l;
                         break;
                     }
@@ -887,7 +943,8 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                     /* the uplinks of the units the hop leaves (levels below the one it crosses), each
                      * at the flows of x's own unit (the busiest unit's where there are too many) */
                     for (int u = 0; u < cl->n_tiers && u <= n_lv - 1 && u < level; u++) {
-                        double own = u == 0 ? dom
+                        double own = u == 0           ? dom
+                                     : n_units[u] > 0 ? unit_out[u][tree_unit(lay, stride, m0, x, 0, u, 0)]
                                      : (nodes + per_unit[u] - 1) / per_unit[u] <= TREE_UNITS_KEPT
                                          ? unit_out[u][x / per_unit[u]]
                                          : unit_flows[u];
