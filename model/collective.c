@@ -219,6 +219,17 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
          * crosses this level too */
         lone[r->n_cls - 1] = l > 0 && g->uneven && g->few[l - 1] == 1 && g->count[l - 1] > 1;
     }
+    /* the rings that skip the last site (short_groups): their hops on each link and direction */
+    double short_hops[SAX_MAX_LINKS][2];
+    if (g->short_groups > 0) {
+        memset(short_hops, 0, sizeof short_hops);
+        for (int i = 0, f = g->sites - 1; i < f; i++) {
+            int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+            int h = sax_site_route(cl, g->site[i], g->site[(i + 1) % f], links, dirs);
+            for (int k = 0; k < h; k++)
+                short_hops[links[k]][dirs[k]] += 1.0;
+        }
+    }
     if (g->sites > 1) {
         double base = nic, m_site = (double)g->n / g->sites;
         for (int t = 0; t < cl->n_tiers; t++)
@@ -232,9 +243,13 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
                                    ? g->few_gpus[site_level]
                                    : unit_gpus(m_site, cl->sites[from].gpus, g->active[site_level]);
             double rate = sax_min(base, site_gpus * nic_Bps(cl) / first->uplink_oversubscription / ch);
-            for (int k = 0; k < h; k++)
-                rate = sax_min(rate, cl->links[links[k]].bw_Bps /
-                                         ((double)g->groups * ch * g->link_hops[links[k]][dirs[k]]));
+            for (int k = 0; k < h; k++) {
+                double rings = (double)g->groups * g->link_hops[links[k]][dirs[k]];
+                if (g->short_groups > 0)
+                    rings = (double)(g->groups - g->short_groups) * g->link_hops[links[k]][dirs[k]] +
+                            g->short_groups * short_hops[links[k]][dirs[k]];
+                rate = sax_min(rate, cl->links[links[k]].bw_Bps / (rings * ch));
+            }
             sax_path_t p;
             sax_site_path(cl, links, h, &p);
             rate = sax_min(rate, sax_transport_cap_Bps(&p, c->transport, c->connections));
@@ -1063,6 +1078,9 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
          * are full, else as the emptiest */
         if (l > 0)
             sub->groups = g->groups * (sub->n >= 3 ? g->count[l - 1] : g->few[l - 1]);
+        /* across the sites, the positions the last site lacks ring through the others only */
+        if (l == site_level && sub->n >= 3 && sub->n == g->sites)
+            sub->short_groups = g->groups * (g->count[l - 1] - g->few[l - 1]);
         /* ... and leaving each unit of the level below, one member each */
         if (l > 0 && l - 1 < site_level)
             sub->active[l - 1] = sax_min(lay->unit[l - 1], (double)sub->groups);
