@@ -219,6 +219,17 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
          * crosses this level too */
         lone[r->n_cls - 1] = l > 0 && g->uneven && g->few[l - 1] == 1 && g->count[l - 1] > 1;
     }
+    /* the rings that skip the last site (short_groups): their hops on each link and direction */
+    double short_hops[SAX_MAX_LINKS][2];
+    if (g->short_groups > 0) {
+        memset(short_hops, 0, sizeof short_hops);
+        for (int i = 0, f = g->sites - 1; i < f; i++) {
+            int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+            int h = sax_site_route(cl, g->site[i], g->site[(i + 1) % f], links, dirs);
+            for (int k = 0; k < h; k++)
+                short_hops[links[k]][dirs[k]] += 1.0;
+        }
+    }
     if (g->sites > 1) {
         double base = nic, m_site = (double)g->n / g->sites;
         for (int t = 0; t < cl->n_tiers; t++)
@@ -232,9 +243,13 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
                                    ? g->few_gpus[site_level]
                                    : unit_gpus(m_site, cl->sites[from].gpus, g->active[site_level]);
             double rate = sax_min(base, site_gpus * nic_Bps(cl) / first->uplink_oversubscription / ch);
-            for (int k = 0; k < h; k++)
-                rate = sax_min(rate, cl->links[links[k]].bw_Bps /
-                                         ((double)g->groups * ch * g->link_hops[links[k]][dirs[k]]));
+            for (int k = 0; k < h; k++) {
+                double rings = (double)g->groups * g->link_hops[links[k]][dirs[k]];
+                if (g->short_groups > 0)
+                    rings = (double)(g->groups - g->short_groups) * g->link_hops[links[k]][dirs[k]] +
+                            g->short_groups * short_hops[links[k]][dirs[k]];
+                rate = sax_min(rate, cl->links[links[k]].bw_Bps / (rings * ch));
+            }
             sax_path_t p;
             sax_site_path(cl, links, h, &p);
             rate = sax_min(rate, sax_transport_cap_Bps(&p, c->transport, c->connections));
@@ -691,6 +706,56 @@ static double tree_node_flows(int nodes, int x, int t, int sites, int site)
     return f;
 }
 
+/* The level-l unit of a site's tree node i (a domain) on the channels headed at the domain's member h:
+ * its head's, member i m0 + h of the site, `stride` ranks apart from the site's start. */
+static int tree_unit(const sax_layout_t *lay, long stride, int m0, int i, int h, int l, long off)
+{
+    return (int)((off + ((long)i * m0 + h) * stride) / lay->unit[l]);
+}
+
+enum { TREE_UNITS_KEPT = 256, TREE_WORK_MAX = 1 << 16 };
+
+/* Adds to out[] the flows leaving each level-l unit of the site of ranks [start, end) (its q-th) in the
+ * trees of the group of this shape whose first rank is `base`, channel by channel: a domain's node sits
+ * in its head's unit, and the head rotates with the channel (a unit need not hold whole domains). Returns
+ * the nodes walked. */
+static double tree_unit_flows(const sax_layout_t *lay, const sax_group_t *g, int l, int m0, int ch, long base,
+                              long start, long end, int q, double *out)
+{
+    long s = g->piece_stride[0];
+    long j0 = base >= start ? 0 : (start - base + s - 1) / s, j1 = (end - base + s - 1) / s;
+    j1 = j1 < g->n ? j1 : g->n;
+    if (j1 <= j0)
+        return 0.0;
+    int members = (int)(j1 - j0), nq = (members + m0 - 1) / m0;
+    long off = base + j0 * s - start;
+    for (int k2 = 0; k2 < ch; k2++) {
+        int t = k2 % 2, h = (k2 / 2) % m0;
+        int unit_of[3];
+        for (int i = 0; i < nq; i++) {
+            int up, d0, d1, x[3];
+            sax_dtree_node(nq, i, t, &x[0], &d0, &d1);
+            up = x[0];
+            x[1] = d0;
+            x[2] = d1;
+            int at = (i * m0 + h < members ? i * m0 + h : members - 1),
+                unit = (int)((off + at * s) / lay->unit[l]);
+            double f = 0.0;
+            for (int e = 0; e < 3; e++) {
+                if (x[e] < 0)
+                    continue;
+                int them = x[e] * m0 + h < members ? x[e] * m0 + h : members - 1;
+                unit_of[e] = (int)((off + them * s) / lay->unit[l]);
+                f += unit_of[e] != unit;
+            }
+            if (up < 0 && g->sites > 1) /* the sites' tree leaves the unit of the root */
+                f += tree_node_flows(nq, i, t, g->sites, q) - (d0 >= 0) - (d1 >= 0);
+            out[unit] += f;
+        }
+    }
+    return (double)nq * ch;
+}
+
 /* NCCL's double binary tree all-reduce (runTreeSplit): a chain inside each domain, a binary tree over
  * the domains of each site in rank order, one over the sites; reduce up and broadcast down at once,
  * chunks of one slot, 8 slots per connection, channels alternating between the two trees (channel ch
@@ -750,7 +815,6 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
             nic_flows = sax_max(nic_flows, h_t[0] * f0 + h_t[1] * f1);
             unit_flows[0] = sax_max(unit_flows[0], c_t[0] * f0 + c_t[1] * f1); /* the domain's */
         }
-    enum { TREE_UNITS_KEPT = 256 }; /* each unit's own flows, for levels of at most this many units */
     double unit_out[SAX_MAX_LEVELS][TREE_UNITS_KEPT];
     for (int l = 1; l < n_lv && l < cl->n_tiers; l++)
         for (int u0 = 0; u0 < nodes; u0 += per_unit[l]) {
@@ -780,6 +844,61 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
             if (u0 / per_unit[l] < TREE_UNITS_KEPT)
                 unit_out[l][u0 / per_unit[l]] = out;
         }
+    /* A group that does not nest: a unit need not hold whole domains (pods of 22 GPUs over domains of 8),
+     * and which unit a domain's node sits in is its head's, which rotates with the channel. Then each
+     * site's units' flows are counted channel by channel, node i of the channels headed at member h of
+     * each domain being the site's member i m0 + h (ranks `stride` apart). */
+    bool placed = g->uneven && g->n_pieces == 1;
+    int n_units[SAX_MAX_LEVELS] = {0};
+    double unit_all[SAX_MAX_LEVELS][TREE_UNITS_KEPT], unit_cap[SAX_MAX_LEVELS] = {0};
+    for (int l = 1; placed && l < n_lv && l < cl->n_tiers; l++) {
+        double out[TREE_UNITS_KEPT], most = 0.0, most_all = 0.0, work = 0.0;
+        long start = 0, s = g->piece_stride[0], block = (long)g->n * s;
+        for (int q = 0, s0 = 0; q < g->sites && most >= 0.0; q++) {
+            for (; s0 < g->site[q]; s0++)
+                start += cl->sites[s0].gpus;
+            long end = start + cl->sites[s0].gpus;
+            int n_u = (int)((end - start + lay->unit[l] - 1) / lay->unit[l]);
+            if (n_u > TREE_UNITS_KEPT) {
+                most = -1.0;
+                break;
+            }
+            for (int u = 0; u < n_u; u++)
+                out[u] = 0.0;
+            work += tree_unit_flows(lay, g, l, m0, ch, 0, start, end, q, out);
+            for (int u = 0; u < n_u; u++) {
+                most = sax_max(most, out[u]);
+                if (q == 0)
+                    unit_out[l][u] = out[u];
+            }
+            if (q == 0)
+                n_units[l] = n_u;
+            /* every group at once: the others' flows through the same units (translates of this one
+             * by b + (block) x n x stride; a unit's uplink is shared in proportion to them) */
+            for (int x = 1; x < g->groups && most_all >= 0.0; x++) {
+                long base = x / s * block + x % s;
+                if (base < end && base + block - s >= start)
+                    work += tree_unit_flows(lay, g, l, m0, ch, base, start, end, q, out);
+                if (work > TREE_WORK_MAX)
+                    most_all = -1.0;
+            }
+            for (int u = 0; u < n_u && most_all >= 0.0; u++) {
+                most_all = sax_max(most_all, out[u]);
+                if (q == 0)
+                    unit_all[l][u] = out[u];
+            }
+        }
+        if (most <= 0.0) {
+            n_units[l] = 0;
+            continue;
+        }
+        unit_flows[l] = most;
+        if (g->groups > 1 && most_all > 0.0 && !g->has_tail) { /* the uplink's share per flow: its own */
+            const sax_tier_t *tr = &cl->tiers[l];
+            unit_cap[l] = lay->unit[l] * tr->bw_Bps * tr->efficiency / tr->oversubscription;
+            unit_flows[l] = uplink_share(cl, lay, g, l, 1) / (unit_cap[l] / most_all);
+        }
+    }
     double nvl = cl->scale_up.bw_Bps * cl->scale_up.efficiency;
     double r_nvl = nvl_flows > 0.0 ? nvl / nvl_flows : INFINITY;
     double r_net = nic_flows > 0.0 ? nic_Bps(cl) / nic_flows : INFINITY;
@@ -867,7 +986,9 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                  v = up, up = sax_dtree_parent(nodes, v, t)) {
                 int level = n_lv;
                 for (int l = 1; l < n_lv; l++)
-                    if (v / per_unit[l] == up / per_unit[l]) {
+                    if (n_units[l] > 0 ? tree_unit(lay, g->piece_stride[0], m0, v, 0, l, 0) ==
+                                             tree_unit(lay, g->piece_stride[0], m0, up, 0, l, 0)
+                                       : v / per_unit[l] == up / per_unit[l]) {
                         level = l;
                         break;
                     }
@@ -888,10 +1009,16 @@ static double tree_s(const sax_cluster_t *cl, const sax_candidate_t *c, const sa
                      * at the flows of x's own unit (the busiest unit's where there are too many) */
                     for (int u = 0; u < cl->n_tiers && u <= n_lv - 1 && u < level; u++) {
                         double own = u == 0 ? dom
+                                     : n_units[u] > 0
+                                         ? unit_out[u][tree_unit(lay, g->piece_stride[0], m0, x, 0, u, 0)]
                                      : (nodes + per_unit[u] - 1) / per_unit[u] <= TREE_UNITS_KEPT
                                          ? unit_out[u][x / per_unit[u]]
                                          : unit_flows[u];
-                        if (own > 0.0)
+                        if (u > 0 && n_units[u] > 0 && unit_cap[u] > 0.0) /* every group's flows there */
+                            rate[e] = sax_min(
+                                rate[e], unit_cap[u] /
+                                             unit_all[u][tree_unit(lay, g->piece_stride[0], m0, x, 0, u, 0)]);
+                        else if (own > 0.0)
                             rate[e] = sax_min(rate[e], uplink_share(cl, lay, g, u, 1) / own);
                     }
                 }
@@ -951,6 +1078,9 @@ static double phase_group(const sax_layout_t *lay, const sax_group_t *g, int l, 
          * are full, else as the emptiest */
         if (l > 0)
             sub->groups = g->groups * (sub->n >= 3 ? g->count[l - 1] : g->few[l - 1]);
+        /* across the sites, the positions the last site lacks ring through the others only */
+        if (l == site_level && sub->n >= 3 && sub->n == g->sites)
+            sub->short_groups = g->groups * (g->count[l - 1] - g->few[l - 1]);
         /* ... and leaving each unit of the level below, one member each */
         if (l > 0 && l - 1 < site_level)
             sub->active[l - 1] = sax_min(lay->unit[l - 1], (double)sub->groups);

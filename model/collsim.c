@@ -44,11 +44,11 @@
 enum { RES_NVL, RES_NIC, RES_UP, RES_SITE_UP = RES_UP + SAX_MAX_TIERS, RES_LINK };
 
 typedef struct {
-    double cap;  /* B/s */
-    double all;  /* flows of every concurrent group through it */
-    double own;  /* flows of group 0 */
-    double used; /* progressive filling: the frozen flows' rates */
-    int active;  /* progressive filling: group 0's flows still rising */
+    double cap;    /* B/s */
+    double all;    /* flows of every concurrent group through it */
+    double own;    /* flows of group 0 */
+    double used;   /* progressive filling: the frozen flows' rates */
+    double active; /* progressive filling: group 0's flows still rising */
 } res_t;
 
 /* Resources by key ((kind << 48 | index) + 1, so that 0 is empty): an open-addressing table of keys
@@ -161,6 +161,7 @@ typedef struct {
     double cap_Bps;   /* the connection's own limit (transport), INFINITY inside a site */
     double latency_s; /* one way */
     double rate_Bps;  /* payload rate: max-min share x transport efficiency */
+    double weight;    /* identical connections it stands for (same resources, latency and limit) */
     bool net;         /* leaves the scale-up domain: the GPU does not wait for the wire */
     bool frozen;
     bool xsite;
@@ -179,8 +180,9 @@ typedef struct {
 /* The resources, latency and limits of a connection from rank a to rank b. Returns false when the
  * map cannot grow. Resources are inserted while group 0's flows are built and only looked up for
  * the other groups (their flows elsewhere cannot slow group 0 down). */
-static bool route(sim_t *s, long a, long b, flow_t *f)
+static bool route(sim_t *s, long a, long b, double weight, flow_t *f)
 {
+    f->weight = weight;
     const sax_cluster_t *cl = s->cl;
     const sax_layout_t *lay = &s->lay;
     int site_level = lay->n_levels - 1;
@@ -238,9 +240,9 @@ static bool route(sim_t *s, long a, long b, flow_t *f)
         if (j < 0)
             continue;
         res_t *r = &s->map.res[j];
-        r->all += 1.0;
+        r->all += weight;
         if (s->counting_own) {
-            r->own += 1.0;
+            r->own += weight;
             f->res[f->n_res++] = (int)j;
         }
     }
@@ -352,13 +354,13 @@ static void fair_shares(sim_t *s, flow_t *f, long nf)
         res_t *r = &m->res[i];
         r->cap *= r->own / r->all;
         r->used = 0.0;
-        r->active = 0;
+        r->active = 0.0;
     }
     for (long i = 0; i < nf; i++) {
         f[i].frozen = false;
         f[i].rate_Bps = 0.0;
         for (int k = 0; k < f[i].n_res; k++)
-            m->res[f[i].res[k]].active++;
+            m->res[f[i].res[k]].active += f[i].weight;
     }
     long left = nf;
     while (left > 0) {
@@ -389,8 +391,8 @@ static void fair_shares(sim_t *s, flow_t *f, long nf)
             if (f[i].frozen && f[i].rate_Bps == level && f[i].n_res >= 0) {
                 for (int k = 0; k < f[i].n_res; k++) {
                     res_t *r = &m->res[f[i].res[k]];
-                    r->used += level;
-                    r->active--;
+                    r->used += level * f[i].weight;
+                    r->active -= f[i].weight;
                 }
                 f[i].n_res = -f[i].n_res - 1; /* done: its resources are accounted */
             }
@@ -570,13 +572,56 @@ typedef struct {
     double bytes; /* per member (nccl-tests' size) */
 } flat_t;
 
+/* Where a connection from rank a to rank b goes, as far as its resources, latency and limit tell: the
+ * level it crosses inside the site, or the site it reaches (route() uses a's NIC and units, a's site's
+ * uplink and the links to b's site, nothing of b's own). */
+static long pair_class(const sim_t *s, long a, long b)
+{
+    int site_level = s->lay.n_levels - 1;
+    int sa = sax_layout_site_of_rank(s->cl, a), sb = sax_layout_site_of_rank(s->cl, b);
+    if (sa != sb)
+        return site_level + sb;
+    for (int l = 0; l < site_level; l++)
+        if (sax_layout_unit_of(s->cl, &s->lay, a, l, NULL) == sax_layout_unit_of(s->cl, &s->lay, b, l, NULL))
+            return l;
+    return site_level - 1;
+}
+
 /* The connections of one group as (from, to) member indices, channel by channel: ring edges
  * (n per channel), tree edges up then down (2 (n-1) per channel), or peer pairs (n (n-1) per
- * channel for all-to-all, n for a shift). Returns the count, writes them when `ft` is not NULL. */
+ * channel for a shift). An all-to-all's n (n - 1) pairs per channel are identical flows wherever a
+ * sender's peers are of one class (pair_class): one connection per sender and class stands for them
+ * all, channels included, with their number in `wt` (1 elsewhere; max-min shares treat identical
+ * flows alike, so this is exact and takes n x classes connections, not 4 x 4096^2). Returns the count,
+ * writes them when `ft` is not NULL. */
 static long connections(const sim_t *s, shape_t shape, int channels, const long *m, int n, int *order,
-                        int *parent, int *head, int *heads, int *ft)
+                        int *parent, int *head, int *heads, int *ft, double *wt)
 {
     long k = 0;
+    if (shape == SHAPE_PAIRS) {
+        enum { MAX_CLASSES = SAX_MAX_LEVELS + SAX_MAX_SITES };
+        for (int i = 0; i < n; i++) {
+            int rep[MAX_CLASSES];
+            double count[MAX_CLASSES] = {0};
+            for (int j = 0; j < n; j++)
+                if (j != i) {
+                    long c = pair_class(s, m[i], m[j]);
+                    if (count[c] == 0.0)
+                        rep[c] = j;
+                    count[c] += 1.0;
+                }
+            for (int c = 0; c < MAX_CLASSES; c++)
+                if (count[c] > 0.0) {
+                    if (ft != NULL) {
+                        ft[2 * k] = i;
+                        ft[2 * k + 1] = rep[c];
+                        wt[k] = count[c] * channels;
+                    }
+                    k++;
+                }
+        }
+        return k;
+    }
     for (int ch = 0; ch < channels; ch++) {
         if (shape == SHAPE_RING) {
             ring_order(s, m, n, ch, order);
@@ -597,16 +642,6 @@ static long connections(const sim_t *s, shape_t shape, int channels, const long 
                     }
                     k += 2;
                 }
-        } else if (shape == SHAPE_PAIRS) {
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < n; j++)
-                    if (i != j) {
-                        if (ft != NULL) {
-                            ft[2 * k] = i;
-                            ft[2 * k + 1] = j;
-                        }
-                        k++;
-                    }
         } else {
             for (int i = 0; i < n; i++, k++)
                 if (ft != NULL) {
@@ -615,6 +650,8 @@ static long connections(const sim_t *s, shape_t shape, int channels, const long 
                 }
         }
     }
+    for (long i = 0; wt != NULL && i < k; i++)
+        wt[i] = 1.0;
     return k;
 }
 
@@ -641,18 +678,25 @@ static sax_status_t run_flat(sim_t *s, const group_set_t *gs, const flat_t *fl, 
         max_n = gs->start[g + 1] - gs->start[g] > max_n ? gs->start[g + 1] - gs->start[g] : max_n;
     sax_status_t st = SAX_ERR_NOMEM;
     int *order = malloc(sizeof(int) * (size_t)max_n * 3);
-    long nc =
-        connections(s, fl->shape, fl->channels, m0, n, order, order, order + max_n, order + 2 * max_n, NULL);
+    long nc = connections(s, fl->shape, fl->channels, m0, n, order, order, order + max_n, order + 2 * max_n,
+                          NULL, NULL);
+    /* the other groups' connections: at most as many as group 0's with max_n members, or for pairs,
+     * one per member and class */
+    long nc_other = fl->shape == SHAPE_PAIRS
+                        ? max_n * (SAX_MAX_LEVELS + SAX_MAX_SITES)
+                        : connections(s, fl->shape, fl->channels, m0, (int)max_n, order, order, order + max_n,
+                                      order + 2 * max_n, NULL, NULL);
     int *ft = malloc(sizeof(int) * 2 * (size_t)nc);
+    double *wt = malloc(sizeof(double) * (size_t)(nc > nc_other ? nc : nc_other));
     int *ft_other = NULL;
     flow_t *f = calloc((size_t)nc, sizeof *f);
     double *work = NULL;
-    if (order == NULL || ft == NULL || f == NULL)
+    if (order == NULL || ft == NULL || wt == NULL || f == NULL)
         goto done;
-    connections(s, fl->shape, fl->channels, m0, n, order, order, order + max_n, order + 2 * max_n, ft);
+    connections(s, fl->shape, fl->channels, m0, n, order, order, order + max_n, order + 2 * max_n, ft, wt);
     s->counting_own = true;
     for (long k = 0; k < nc; k++) {
-        if (!route(s, m0[ft[2 * k]], m0[ft[2 * k + 1]], &f[k])) {
+        if (!route(s, m0[ft[2 * k]], m0[ft[2 * k + 1]], wt[k], &f[k])) {
             st = sax_error_set(err, SAX_ERR_INPUT, "no route between ranks %ld and %ld", m0[ft[2 * k]],
                                m0[ft[2 * k + 1]]);
             goto done;
@@ -661,19 +705,17 @@ static sax_status_t run_flat(sim_t *s, const group_set_t *gs, const flat_t *fl, 
             f[k].cap_Bps = sax_transport_cap_Bps(&f[k].path, c->transport, c->connections);
     }
     s->counting_own = false;
-    ft_other = malloc(sizeof(int) * 2 *
-                      (size_t)connections(s, fl->shape, fl->channels, m0, (int)max_n, order, order,
-                                          order + max_n, order + 2 * max_n, NULL));
+    ft_other = malloc(sizeof(int) * 2 * (size_t)nc_other);
     if (ft_other == NULL)
         goto done;
     for (long g = 1; g < gs->n_groups; g++) {
         const long *m = gs->ranks + gs->start[g];
         int ng = (int)(gs->start[g + 1] - gs->start[g]);
         long k2 = connections(s, fl->shape, fl->channels, m, ng, order, order, order + max_n,
-                              order + 2 * max_n, ft_other);
+                              order + 2 * max_n, ft_other, wt);
         for (long k = 0; k < k2; k++) {
             flow_t scratch;
-            if (!route(s, m[ft_other[2 * k]], m[ft_other[2 * k + 1]], &scratch)) {
+            if (!route(s, m[ft_other[2 * k]], m[ft_other[2 * k + 1]], wt[k], &scratch)) {
                 st = sax_error_set(err, SAX_ERR_INPUT, "no route between ranks %ld and %ld",
                                    m[ft_other[2 * k]], m[ft_other[2 * k + 1]]);
                 goto done;
@@ -792,6 +834,7 @@ done:
     if (st == SAX_ERR_NOMEM)
         sax_error_set(err, st, "out of memory simulating a collective of %d members", n);
     free(work);
+    free(wt);
     free(ft_other);
     free(f);
     free(ft);

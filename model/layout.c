@@ -166,6 +166,7 @@ static sax_infeasible_t describe(const sax_cluster_t *cl, const sax_layout_t *la
     g->sites = 1;
     g->site[0] = 0;
     memset(g->link_hops, 0, sizeof g->link_hops);
+    g->short_groups = 0;
     int site_level = lay->n_levels - 1;
     for (int l = 0; l < site_level; l++) {
         g->count[l] = count_in_unit(g, lay->unit[l]);

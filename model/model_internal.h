@@ -112,6 +112,10 @@ typedef struct {
      * over site links (through an intermediate site when two have no direct link); for every link and
      * direction (0: a -> b), the hops of one ring that use it. */
     uint8_t link_hops[SAX_MAX_LINKS][2];
+    /* A hierarchical algorithm's top phase of a group that does not nest in the sites (its last site
+     * holds fewer members): of the `groups` rings through the sites, those of the positions the last site
+     * lacks, which skip it (their ring runs through the other sites). 0 otherwise. */
+    int short_groups;
     double site_hop_latency_s[SAX_MAX_SITES]; /* one-way latency of the ring's hop leaving site[i] */
 } sax_group_t;
 

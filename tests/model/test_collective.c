@@ -296,6 +296,38 @@ static void test_group_that_does_not_nest(void **state)
     }
 }
 
+/* The same 16 groups in a tree all-reduce of S = 10^6 B over 4 channels (one chunk of 250 kB each).
+ * Trees over the 3 domains (NCCL's btree, the second shifted by one): 0 -> 2 -> 1 (channels 0, 2) and
+ * 1 -> 0 -> 2 (channels 1, 3). Flows leaving a pod, per group: pod 0 (ranks 0 and 8 of the first block's
+ * 8 groups) 2 + 2 + 1 + 1 = 6; pod 1 holds rank 16 of the first block's groups (node 2: 2 + 2 + 1 + 1 = 6)
+ * and rank 24 of the second's (their node 0: 1 + 1 + 2 + 2 = 6). The pod uplinks' 180 GB/s shared in
+ * proportion: pod 0 by 48 flows (3.75 GB/s each), pod 1 by 96 (1.875 GB/s); the NICs (45 GB/s over at
+ * most 6 flows) and domain uplinks (360 GB/s over at most 48) give more. The first tree's deepest
+ * path, every hop between pods (20 us): up 8 -> 16 at 3.75 and 16 -> 0 at 1.875, down 0 -> 16 at 3.75
+ * and 16 -> 8 at 1.875: 2 x 250e3 / 3.75e9 + 2 x 250e3 / 1.875e9 + 4 x 20 us = 480 us (the second
+ * tree's path, one hop inside pod 0, is shorter: 316 us). Counting every group in pod 1 as group 0's 6
+ * flows on one GPU's worth of it (11.25 / 6 GB/s), and pod 0 the same, said 613 us. */
+static void test_tree_of_group_that_does_not_nest(void **state)
+{
+    (void)state;
+    sax_cluster_t cl;
+    uneven_cluster(&cl);
+    sax_candidate_t c = nccl(4);
+    sax_layout_t lay;
+    sax_layout_levels(&cl, &lay);
+    sax_group_t g;
+    assert_int_equal(sax_layout_group_strided(&cl, &lay, 3, 8, true, &g), SAX_FEASIBLE);
+    double want = 2 * 250e3 / 3.75e9 + 2 * 250e3 / 1.875e9 + 4 * 20e-6;
+    within(sax_group_collective_s(&cl, &c, &lay, &g, SAX_OP_ALL_REDUCE, SAX_ALGORITHM_TREE, 1e6, 2.0, NULL),
+           want, 1e-3);
+    sax_coll_sim_t sim;
+    sax_error_t err;
+    assert_int_equal(
+        sax_collective_simulate(&cl, &c, &g, SAX_OP_ALL_REDUCE, SAX_ALGORITHM_TREE, 1e6, 1.0, &sim, &err),
+        SAX_OK);
+    within(sim.time_s, want, 0.01);
+}
+
 /* Mathis et al.: MSS / RTT x C / sqrt(p). MSS 1460 B, RTT 10 ms, p = 1e-4: with delayed ACKs (C =
  * sqrt(3/4)) 1460 / 0.01 x 0.8660 / 0.01 = 12.64 MB/s per socket; without, sqrt(3/2): 17.88 MB/s. The
  * window bounds a flow at window / RTT: 16 MiB / 10 ms = 1.678 GB/s. */
@@ -367,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_tree_latency_matches_nccl_formula),
         cmocka_unit_test(test_hierarchical_factors_multiply_to_n),
         cmocka_unit_test(test_group_that_does_not_nest),
+        cmocka_unit_test(test_tree_of_group_that_does_not_nest),
         cmocka_unit_test(test_transport_caps),
         cmocka_unit_test(test_route_through_intermediate_site),
     };
