@@ -334,6 +334,32 @@ static void traffic_add(sax_traffic_t *dst, const sax_traffic_t *src, double k, 
     }
 }
 
+/* The other traffic classes' demand on each site link direction (r = 2 l + d), B/s: bg += k x t. */
+static void demand_add(double *bg, const sax_traffic_t *t, double k, int n_links)
+{
+    for (int l = 0; l < n_links; l++) {
+        bg[2 * l] += k * t->link_bytes[l][0];
+        bg[2 * l + 1] += k * t->link_bytes[l][1];
+    }
+}
+
+/* A synchronisation that alone takes t and puts `mine` on the site links (`flip`: the other way round,
+ * a pipeline's gradients), released while the other classes demand bg for `window` seconds: when it
+ * ends (sax_shared_finish_s, docs/cost-model.md section 9). */
+static double shared_s(const sax_cluster_t *cl, double t, double window, const sax_traffic_t *mine, bool flip,
+                       const double *bg)
+{
+    if (!(mine->xsite_bytes > 0.0) || !(t > 0.0))
+        return t;
+    double cap[2 * SAX_MAX_LINKS], bytes[2 * SAX_MAX_LINKS];
+    for (int l = 0; l < cl->n_links; l++) {
+        cap[2 * l] = cap[2 * l + 1] = cl->links[l].bw_Bps;
+        bytes[2 * l] = mine->link_bytes[l][flip];
+        bytes[2 * l + 1] = mine->link_bytes[l][!flip];
+    }
+    return sax_shared_finish_s(t, window, 2 * cl->n_links, cap, bytes, bg);
+}
+
 /* What the trace and the bottlenecks read of one layer, besides its stage_t sums (kept out of stage_t:
  * the evaluation does not need them). */
 typedef struct {
@@ -658,13 +684,84 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.w_s[s] = st[s].w / v;
     }
 
+    /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
+     * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each
+     * call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp */
+    const double per_layer = (double)m * md->layers / pp,
+                 moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
+    const double k_tp = per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), k_cp = per_layer * 3.0,
+                 k_ep = md->experts > 0 ? moe_layers * 4.0 : 0.0;
+    /* Traffic classes share the site links (docs/cost-model.md section 9): a stage's TP, CP, EP and
+     * ZeRO-3 traffic of one micro-batch (its groups, 1/pp of all) demands its bytes over the stage's
+     * compute time, a boundary its transfers over the slower neighbour's; compute times, not the
+     * events' (which hold exposed traffic), so that a slower link never lowers a demand. */
+    const bool have_links = cl->n_links > 0;
+    sax_traffic_t cls; /* TP, CP, EP and ZeRO-3 traffic of one micro-batch, every stage */
+    double bg_cls[2 * SAX_MAX_LINKS] = {0.0}, bg_pp[2 * SAX_MAX_LINKS] = {0.0};
+    if (have_links) {
+        traffic_zero(&cls, cl->n_links);
+        traffic_add(&cls, &lcm.tr_tp, k_tp / (double)m, cl->n_links);
+        traffic_add(&cls, &lcm.tr_cp, k_cp / (double)m, cl->n_links);
+        if (md->experts > 0)
+            traffic_add(&cls, &lcm.tr_ep, k_ep / (double)m, cl->n_links);
+        traffic_add(&cls, &tr_z3, 1.0, cl->n_links);
+    }
+
     /* stage boundaries: activations forward, their gradients backward (Megatron's scatter/gather
-     * across the TP ranks: each sends 1/tp) */
+     * across the TP ranks: each sends 1/tp); and each stage's DP synchronisation after its last
+     * backward, which shares the links with the traffic of the stages still computing then (itself
+     * and those before it, 1F1B's cool-down) and the boundaries between them */
     double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;
     sax_traffic_t tr_pp;
     traffic_zero(&tr_pp, cl->n_links);
     int boundaries = v > 1 ? pp : pp - 1;
+    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
+    double exposed_dp[SAX_SIM_MAX_STAGES];
+    sax_traffic_t tr_dp;
+    traffic_zero(&tr_dp, cl->n_links);
+    const double eff = p->training.dp_overlap_efficiency;
     for (int s = 0; s < pp; s++) {
+        if (have_links)
+            demand_add(bg_cls, &cls, 1.0 / (pp * st[s].comp), cl->n_links);
+        double bg[2 * SAX_MAX_LINKS];
+        for (int k = 0; k < 2 * cl->n_links; k++)
+            bg[k] = bg_cls[k] + bg_pp[k];
+        /* the routed experts synchronise over their own replicas, the rest over all of DP x CP; the
+         * traffic is this stage's groups' (1/pp of the groups of that shape), its time and demand
+         * those of all of them at once */
+        double ex = st[s].expert_params, shared = st[s].params - ex;
+        double exposed = 0.0;
+        sax_traffic_t tr, ag;
+        traffic_zero(&tr, cl->n_links);
+        traffic_zero(&ag, cl->n_links);
+        if (c->zero == 0) {
+            double t =
+                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
+            double hide = eff * (pl.b_s[s] + pl.w_s[s]), done = shared_s(cl, t, hide, &tr, false, bg);
+            exposed = fmax(0.0, done - hide);
+            if (trace != NULL)
+                trace->dp_s[s] = done;
+        } else if (c->zero <= 2) {
+            double trs =
+                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
+            double tag = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
+                                    SAX_ACT_BYTES, &ag) +
+                         collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                                    ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
+            /* the gather hides behind the next iteration's first forward, when the same stages run */
+            double hide_b = eff * (pl.b_s[s] + pl.w_s[s]), hide_f = eff * pl.f_s[s];
+            double done_rs = shared_s(cl, trs, hide_b, &tr, false, bg),
+                   done_ag = shared_s(cl, tag, hide_f, &ag, false, bg);
+            exposed = fmax(0.0, done_rs - hide_b) + fmax(0.0, done_ag - hide_f);
+            traffic_sum(&tr, &ag, cl->n_links);
+            if (trace != NULL)
+                trace->dp_s[s] = done_rs + done_ag;
+        }
+        traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
+        exposed_dp[s] = exposed;
+
         pl.link_s[s] = pl.link_busy_s[s] = 0.0;
         if (pp > 1 && s < boundaries) {
             sax_traffic_t one; /* one transfer of every pipeline */
@@ -679,8 +776,40 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 tr_pp.link_bytes[l][1] += crossings * one.link_bytes[l][0];
             }
             tr_pp.xsite_bytes += crossings * one.xsite_bytes;
+            if (have_links && one.xsite_bytes > 0.0) { /* both ways, over the slower neighbour's compute */
+                const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
+                double k = crossings / ((double)m * fmax(st[s].comp, nb->comp));
+                demand_add(bg_pp, &one, k, cl->n_links);
+                for (int l = 0; l < cl->n_links; l++) {
+                    bg_pp[2 * l] += k * one.link_bytes[l][1];
+                    bg_pp[2 * l + 1] += k * one.link_bytes[l][0];
+                }
+            }
         }
     }
+    /* In the steady state every stage computes and every boundary sends: a transfer shares its links
+     * with the other boundaries' transfers and every stage's TP, CP, EP and ZeRO-3 traffic. */
+    if (have_links && pp > 1 && lay.dim[SAX_DIM_PP].sites > 1)
+        for (int s = 0; s < boundaries; s++) {
+            sax_traffic_t one;
+            traffic_zero(&one, cl->n_links);
+            double busy = 0.0;
+            p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one, &busy);
+            if (!(one.xsite_bytes > 0.0))
+                continue;
+            const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
+            double k = (double)m * (s == pp - 1 ? v - 1 : v) / ((double)m * fmax(st[s].comp, nb->comp));
+            double bg[2 * SAX_MAX_LINKS];
+            for (int l = 0; l < cl->n_links; l++) {
+                double own = k * (one.link_bytes[l][0] + one.link_bytes[l][1]);
+                bg[2 * l] = bg_cls[2 * l] + fmax(0.0, bg_pp[2 * l] - own);
+                bg[2 * l + 1] = bg_cls[2 * l + 1] + fmax(0.0, bg_pp[2 * l + 1] - own);
+            }
+            double held = fmax(shared_s(cl, busy, INFINITY, &one, false, bg),
+                               shared_s(cl, busy, INFINITY, &one, true, bg));
+            pl.link_s[s] += held - busy;
+            pl.link_busy_s[s] = held;
+        }
 
     /* the pipeline, and the same without transfer time (what the bubble alone costs) */
     double makespan, makespan_free;
@@ -703,47 +832,18 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             return infeasible(r, SAX_INFEASIBLE_SIMULATION);
     }
 
-    /* DP synchronisation after each stage's last backward, and the optimizer step */
-    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
+    /* each stage's end: its exposed DP synchronisation, then the optimizer step */
     double end[SAX_SIM_MAX_STAGES], opt[SAX_SIM_MAX_STAGES];
-    sax_traffic_t tr_dp;
-    traffic_zero(&tr_dp, cl->n_links);
-    const double eff = p->training.dp_overlap_efficiency;
     int crit = 0;
     double t_iter = 0.0;
     for (int s = 0; s < pp; s++) {
-        /* the routed experts synchronise over their own replicas, the rest over all of DP x CP; the
-         * traffic is this stage's groups' (1/pp of the groups of that shape) */
         double ex = st[s].expert_params, shared = st[s].params - ex;
-        double exposed = 0.0;
-        sax_traffic_t tr;
-        traffic_zero(&tr, cl->n_links);
-        if (c->zero == 0) {
-            double t =
-                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
-            exposed = fmax(0.0, t - eff * (pl.b_s[s] + pl.w_s[s]));
-            if (trace != NULL)
-                trace->dp_s[s] = t;
-        } else if (c->zero <= 2) {
-            double trs =
-                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
-            double tag = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
-                                    SAX_ACT_BYTES, &tr) +
-                         collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
-                                    ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &tr);
-            exposed = fmax(0.0, trs - eff * (pl.b_s[s] + pl.w_s[s])) + fmax(0.0, tag - eff * pl.f_s[s]);
-            if (trace != NULL)
-                trace->dp_s[s] = trs + tag;
-        }
-        traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
         /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
         opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
-        end[s] = finish[s] + exposed;
+        end[s] = finish[s] + exposed_dp[s];
         if (trace != NULL) {
-            trace->dp_exposed_s[s] = exposed;
+            trace->dp_exposed_s[s] = exposed_dp[s];
             trace->opt_s[s] = opt[s];
         }
         if (end[s] + opt[s] > t_iter) {
@@ -798,15 +898,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     r->comm_s[SAX_DIM_CP] = (double)m * cs->cp;
     r->comm_s[SAX_DIM_EP] = (double)m * cs->ep;
 
-    /* cross-site traffic and link utilisation: per layer and micro-batch, TP 4 collectives (6 with full
-     * recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each call's traffic is that of
-     * every group of the job, one per stage, so a layer's share is 1/pp of it */
+    /* cross-site traffic and link utilisation */
     sax_traffic_t all;
     traffic_zero(&all, cl->n_links);
-    double per_layer = (double)m * md->layers / pp,
-           moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
-    const double k_tp = per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), k_cp = per_layer * 3.0,
-                 k_ep = moe_layers * 4.0;
     traffic_add(&all, &lcm.tr_tp, k_tp, cl->n_links);
     traffic_add(&all, &lcm.tr_cp, k_cp, cl->n_links);
     if (md->experts > 0)

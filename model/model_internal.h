@@ -240,7 +240,7 @@ sax_status_t sax_collective_simulate(const sax_cluster_t *cl, const sax_candidat
 typedef struct {
     double release; /* s */
     double bytes;
-    double cap;     /* its own rate limit, B/s (window, NIC); INFINITY when none (then it must cross a link) */
+    double cap; /* its own rate limit, B/s (window, NIC); INFINITY when none (then it must cross a link) */
     uint32_t links; /* bit l: it crosses link l */
 } sax_flow_t;
 
