@@ -334,30 +334,24 @@ static void traffic_add(sax_traffic_t *dst, const sax_traffic_t *src, double k, 
     }
 }
 
-/* The other traffic classes' demand on each site link direction (r = 2 l + d), B/s: bg += k x t. */
-static void demand_add(double *bg, const sax_traffic_t *t, double k, int n_links)
+/* The other traffic classes' demand on each site link direction, B/s: bg += k x t. */
+static void demand_add(double (*bg)[2], const sax_traffic_t *t, double k, bool flip, int n_links)
 {
     for (int l = 0; l < n_links; l++) {
-        bg[2 * l] += k * t->link_bytes[l][0];
-        bg[2 * l + 1] += k * t->link_bytes[l][1];
+        bg[l][0] += k * t->link_bytes[l][flip];
+        bg[l][1] += k * t->link_bytes[l][!flip];
     }
 }
 
 /* A synchronisation that alone takes t and puts `mine` on the site links (`flip`: the other way round,
- * a pipeline's gradients), released while the other classes demand bg for `window` seconds: when it
- * ends (sax_shared_finish_s, docs/cost-model.md section 9). */
-static double shared_s(const sax_cluster_t *cl, double t, double window, const sax_traffic_t *mine, bool flip,
-                       const double *bg)
+ * a pipeline's gradients), released while the other classes demand bg (NULL: nothing) for `window`
+ * seconds: when it ends (sax_shared_finish_s, docs/cost-model.md section 9). */
+static double shared_s(const double *cap, int n_links, double t, double window, const sax_traffic_t *mine,
+                       bool flip, const double (*bg)[2])
 {
-    if (!(mine->xsite_bytes > 0.0) || !(t > 0.0))
+    if (bg == NULL || !(mine->xsite_bytes > 0.0))
         return t;
-    double cap[2 * SAX_MAX_LINKS], bytes[2 * SAX_MAX_LINKS];
-    for (int l = 0; l < cl->n_links; l++) {
-        cap[2 * l] = cap[2 * l + 1] = cl->links[l].bw_Bps;
-        bytes[2 * l] = mine->link_bytes[l][flip];
-        bytes[2 * l + 1] = mine->link_bytes[l][!flip];
-    }
-    return sax_shared_finish_s(t, window, 2 * cl->n_links, cap, bytes, bg);
+    return sax_shared_finish_s(t, window, n_links, cap, mine->link_bytes, flip, bg);
 }
 
 /* What the trace and the bottlenecks read of one layer, besides its stage_t sums (kept out of stage_t:
@@ -381,13 +375,13 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
     double tp_f = 2.0 * lcm->tp_ar * tpo, tp_b = tp_f;
-    double cp_f = fmax(0.0, lcm->cp_pass - lc->attn_s),
-           cp_b = fmax(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
+    double cp_f = sax_max(0.0, lcm->cp_pass - lc->attn_s),
+           cp_b = sax_max(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * lcm->ep_a2a : 0.0, ep_b = ep_f;
     if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) { /* DualPipe hides all-to-all behind the other
                                                           direction's compute */
-        ep_f = fmax(0.0, ep_f - fwd);
-        ep_b = fmax(0.0, ep_b - 2.0 * fwd);
+        ep_f = sax_max(0.0, ep_f - fwd);
+        ep_b = sax_max(0.0, ep_b - 2.0 * fwd);
     }
     double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = 2.0 * lc->elem_s;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
@@ -408,8 +402,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
      * as the overlap efficiency allows (communication kernels slow the GEMMs they share the GPU
      * with); only the rest shows */
     double eta = p->training.dp_overlap_efficiency, slow = 1.0 / p->training.zero3_comm_efficiency;
-    double z3_f = c->zero == 3 ? fmax(0.0, z3_ag * slow - eta * f) : 0.0;
-    double z3_b = c->zero == 3 ? fmax(0.0, (z3_ag + z3_rs) * slow - eta * (b + wgt)) : 0.0;
+    double z3_f = c->zero == 3 ? sax_max(0.0, z3_ag * slow - eta * f) : 0.0;
+    double z3_b = c->zero == 3 ? sax_max(0.0, (z3_ag + z3_rs) * slow - eta * (b + wgt)) : 0.0;
     double z3 = z3_f + z3_b;
     st->f += f + z3_f;
     st->b += b + z3_b;
@@ -431,7 +425,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
                : c->recompute == SAX_RECOMPUTE_SELECTIVE ? lc->act_sel_bytes
                                                          : lc->act_full_bytes;
     st->act += a;
-    st->act_peak_layer = fmax(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
+    st->act_peak_layer =
+        sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
 int64_t sax_degrees_product(const int *degrees, int n, int64_t cap)
@@ -642,7 +637,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].params += k * many.params;
             st[s].expert_params += k * many.expert_params;
             st[s].act += k * many.act;
-            st[s].act_peak_layer = fmax(st[s].act_peak_layer, many.act_peak_layer);
+            st[s].act_peak_layer = sax_max(st[s].act_peak_layer, many.act_peak_layer);
         }
         if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
             for (int d = 0; d < SAX_DIM_COUNT; d++) {
@@ -697,9 +692,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
      * events' (which hold exposed traffic), so that a slower link never lowers a demand. */
     const bool have_links = cl->n_links > 0;
     sax_traffic_t cls; /* TP, CP, EP and ZeRO-3 traffic of one micro-batch, every stage */
-    double bg_cls[2 * SAX_MAX_LINKS] = {0.0}, bg_pp[2 * SAX_MAX_LINKS] = {0.0};
+    double bg[SAX_MAX_LINKS][2], cap[SAX_MAX_LINKS]; /* the stages and boundaries so far (then all) */
+    bool busy_links = false;                         /* whether bg is anywhere above 0 */
+    for (int l = 0; l < cl->n_links; l++) {
+        bg[l][0] = bg[l][1] = 0.0;
+        cap[l] = cl->links[l].bw_Bps;
+    }
+    traffic_zero(&cls, cl->n_links);
     if (have_links) {
-        traffic_zero(&cls, cl->n_links);
         traffic_add(&cls, &lcm.tr_tp, k_tp / (double)m, cl->n_links);
         traffic_add(&cls, &lcm.tr_cp, k_cp / (double)m, cl->n_links);
         if (md->experts > 0)
@@ -717,15 +717,16 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     int boundaries = v > 1 ? pp : pp - 1;
     double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
     double exposed_dp[SAX_SIM_MAX_STAGES];
+    int crossing[SAX_SIM_MAX_STAGES], n_crossing = 0; /* boundaries whose transfers cross site links */
     sax_traffic_t tr_dp;
     traffic_zero(&tr_dp, cl->n_links);
     const double eff = p->training.dp_overlap_efficiency;
     for (int s = 0; s < pp; s++) {
-        if (have_links)
-            demand_add(bg_cls, &cls, 1.0 / (pp * st[s].comp), cl->n_links);
-        double bg[2 * SAX_MAX_LINKS];
-        for (int k = 0; k < 2 * cl->n_links; k++)
-            bg[k] = bg_cls[k] + bg_pp[k];
+        if (have_links && cls.xsite_bytes > 0.0) {
+            demand_add(bg, &cls, 1.0 / (pp * st[s].comp), false, cl->n_links);
+            busy_links = true;
+        }
+        const double(*others)[2] = busy_links ? (const double(*)[2])bg : NULL;
         /* the routed experts synchronise over their own replicas, the rest over all of DP x CP; the
          * traffic is this stage's groups' (1/pp of the groups of that shape), its time and demand
          * those of all of them at once */
@@ -738,8 +739,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             double t =
                 collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
                 collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
-            double hide = eff * (pl.b_s[s] + pl.w_s[s]), done = shared_s(cl, t, hide, &tr, false, bg);
-            exposed = fmax(0.0, done - hide);
+            double hide = eff * (pl.b_s[s] + pl.w_s[s]),
+                   done = shared_s(cap, cl->n_links, t, hide, &tr, false, others);
+            exposed = sax_max(0.0, done - hide);
             if (trace != NULL)
                 trace->dp_s[s] = done;
         } else if (c->zero <= 2) {
@@ -752,9 +754,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                                     ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
             /* the gather hides behind the next iteration's first forward, when the same stages run */
             double hide_b = eff * (pl.b_s[s] + pl.w_s[s]), hide_f = eff * pl.f_s[s];
-            double done_rs = shared_s(cl, trs, hide_b, &tr, false, bg),
-                   done_ag = shared_s(cl, tag, hide_f, &ag, false, bg);
-            exposed = fmax(0.0, done_rs - hide_b) + fmax(0.0, done_ag - hide_f);
+            double done_rs = shared_s(cap, cl->n_links, trs, hide_b, &tr, false, others),
+                   done_ag = shared_s(cap, cl->n_links, tag, hide_f, &ag, false, others);
+            exposed = sax_max(0.0, done_rs - hide_b) + sax_max(0.0, done_ag - hide_f);
             traffic_sum(&tr, &ag, cl->n_links);
             if (trace != NULL)
                 trace->dp_s[s] = done_rs + done_ag;
@@ -777,39 +779,37 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             }
             tr_pp.xsite_bytes += crossings * one.xsite_bytes;
             if (have_links && one.xsite_bytes > 0.0) { /* both ways, over the slower neighbour's compute */
+                crossing[n_crossing++] = s;
                 const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
-                double k = crossings / ((double)m * fmax(st[s].comp, nb->comp));
-                demand_add(bg_pp, &one, k, cl->n_links);
-                for (int l = 0; l < cl->n_links; l++) {
-                    bg_pp[2 * l] += k * one.link_bytes[l][1];
-                    bg_pp[2 * l + 1] += k * one.link_bytes[l][0];
-                }
+                double k = crossings / ((double)m * sax_max(st[s].comp, nb->comp));
+                demand_add(bg, &one, k, false, cl->n_links);
+                demand_add(bg, &one, k, true, cl->n_links);
+                busy_links = true;
             }
         }
     }
     /* In the steady state every stage computes and every boundary sends: a transfer shares its links
      * with the other boundaries' transfers and every stage's TP, CP, EP and ZeRO-3 traffic. */
-    if (have_links && pp > 1 && lay.dim[SAX_DIM_PP].sites > 1)
-        for (int s = 0; s < boundaries; s++) {
-            sax_traffic_t one;
-            traffic_zero(&one, cl->n_links);
-            double busy = 0.0;
-            p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one, &busy);
-            if (!(one.xsite_bytes > 0.0))
-                continue;
-            const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
-            double k = (double)m * (s == pp - 1 ? v - 1 : v) / ((double)m * fmax(st[s].comp, nb->comp));
-            double bg[2 * SAX_MAX_LINKS];
-            for (int l = 0; l < cl->n_links; l++) {
-                double own = k * (one.link_bytes[l][0] + one.link_bytes[l][1]);
-                bg[2 * l] = bg_cls[2 * l] + fmax(0.0, bg_pp[2 * l] - own);
-                bg[2 * l + 1] = bg_cls[2 * l + 1] + fmax(0.0, bg_pp[2 * l + 1] - own);
-            }
-            double held = fmax(shared_s(cl, busy, INFINITY, &one, false, bg),
-                               shared_s(cl, busy, INFINITY, &one, true, bg));
-            pl.link_s[s] += held - busy;
-            pl.link_busy_s[s] = held;
+    for (int i = 0; i < n_crossing; i++) {
+        int s = crossing[i];
+        sax_traffic_t one;
+        traffic_zero(&one, cl->n_links);
+        double busy = 0.0;
+        p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one, &busy);
+        const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
+        double k = (double)m * (s == pp - 1 ? v - 1 : v) / ((double)m * sax_max(st[s].comp, nb->comp));
+        double others[SAX_MAX_LINKS][2];
+        for (int l = 0; l < cl->n_links; l++) {
+            double own = k * (one.link_bytes[l][0] + one.link_bytes[l][1]);
+            others[l][0] = sax_max(0.0, bg[l][0] - own);
+            others[l][1] = sax_max(0.0, bg[l][1] - own);
         }
+        const double(*rest)[2] = (const double(*)[2])others;
+        double held = sax_max(shared_s(cap, cl->n_links, busy, INFINITY, &one, false, rest),
+                              shared_s(cap, cl->n_links, busy, INFINITY, &one, true, rest));
+        pl.link_s[s] += held - busy;
+        pl.link_busy_s[s] = held;
+    }
 
     /* the pipeline, and the same without transfer time (what the bubble alone costs) */
     double makespan, makespan_free;
@@ -884,8 +884,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     /* breakdown on the stage that ends the iteration */
     const stage_t *cs = &st[crit];
     double busy = (double)m * (cs->f + cs->b + cs->w);
-    double idle = fmax(0.0, finish[crit] - busy);
-    double exposed_pp = fmin(idle, fmax(0.0, makespan - makespan_free));
+    double idle = sax_max(0.0, finish[crit] - busy);
+    double exposed_pp = sax_min(idle, sax_max(0.0, makespan - makespan_free));
     r->breakdown_s[SAX_PHASE_COMPUTE] = (double)m * cs->comp + opt[crit];
     r->breakdown_s[SAX_PHASE_TP] = (double)m * cs->tp;
     r->breakdown_s[SAX_PHASE_CP] = (double)m * cs->cp;
@@ -917,7 +917,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     for (int l = 0; l < cl->n_links; l++) { /* the busier direction */
         r->link_bytes[l] = (float)(all.link_bytes[l][0] + all.link_bytes[l][1]);
         r->link_utilisation[l] =
-            (float)(fmax(all.link_bytes[l][0], all.link_bytes[l][1]) / (cl->links[l].bw_Bps * t_iter));
+            (float)(sax_max(all.link_bytes[l][0], all.link_bytes[l][1]) / (cl->links[l].bw_Bps * t_iter));
     }
 
     double peak = 0.0;

@@ -106,21 +106,25 @@ sax_status_t sax_flow_share_simulate(const sax_flow_t *flows, int n, const doubl
     return SAX_ERR_INPUT; /* cannot happen: every event releases or completes a flow */
 }
 
-double sax_shared_finish_s(double t_alone, double window, int n_res, const double *cap, const double *bytes,
-                           const double *bg)
+double sax_shared_finish_s(double t_alone, double window, int n_links, const double *cap,
+                           const double (*bytes)[2], bool flip, const double (*bg)[2])
 {
-    if (!(t_alone > 0.0))
-        return 0.0;
-    double end = t_alone;
-    for (int r = 0; r < n_res; r++) {
-        if (!(bytes[r] > 0.0) || !(bg[r] > 0.0) || !(window > 0.0))
-            continue;
-        double alone = bytes[r] / t_alone; /* its rate here alone */
-        double mine = fmin(alone, fmax(cap[r] - bg[r], 0.5 * cap[r]));
-        double theirs = fmin(bg[r], fmax(cap[r] - alone, 0.5 * cap[r]));
-        double pace = mine / alone;            /* relative to alone, at most 1 */
-        double held = window * bg[r] / theirs; /* the others' bytes take this long here */
-        end = fmax(end, t_alone <= pace * held ? t_alone / pace : held + t_alone - pace * held);
-    }
+    if (!(t_alone > 0.0) || !(window > 0.0))
+        return t_alone > 0.0 ? t_alone : 0.0;
+    double end = t_alone, per_s = 1.0 / t_alone;
+    for (int l = 0; l < n_links; l++)
+        for (int d = 0; d < 2; d++) {
+            double b = bytes[l][d ^ flip], o = bg[l][d];
+            if (!(b > 0.0) || !(o > 0.0))
+                continue;
+            double alone = b * per_s, half = 0.5 * cap[l]; /* its rate here alone */
+            double mine = sax_max(cap[l] - o, half);
+            if (mine >= alone)
+                continue; /* not slowed here */
+            double theirs = sax_min(o, sax_max(cap[l] - alone, half));
+            double pace = mine / alone;          /* relative to alone, below 1 */
+            double held = window * (o / theirs); /* the others' bytes take this long here */
+            end = sax_max(end, t_alone <= pace * held ? t_alone / pace : held + t_alone - pace * held);
+        }
     return end;
 }

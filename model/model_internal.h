@@ -249,13 +249,13 @@ typedef struct {
 sax_status_t sax_flow_share_simulate(const sax_flow_t *flows, int n, const double *link_cap, int n_links,
                                      double *finish);
 
-/* The closed form: a transfer that alone takes t_alone and puts bytes[r] on resource r (capacity
- * cap[r]), released while the other classes demand bg[r] B/s there for `window` seconds: on each
- * resource the two get their max-min shares (each at most its demand, at least half the link) until
- * the others' bg x window bytes are through, then it runs alone. Returns its completion after its
- * release: the latest over its resources (>= t_alone). */
-double sax_shared_finish_s(double t_alone, double window, int n_res, const double *cap, const double *bytes,
-                           const double *bg);
+/* The closed form: a transfer that alone takes t_alone and puts bytes[l][d] on site link l's direction
+ * d (capacity cap[l] each way; flip: bytes[l][!d]), released while the other classes demand bg[l][d]
+ * B/s there for `window` seconds: on each direction the two get their max-min shares (each at most
+ * its demand, at least half the link) until the others' bg x window bytes are through, then it runs
+ * alone. Returns its completion after its release: the latest over its link directions (>= t_alone). */
+double sax_shared_finish_s(double t_alone, double window, int n_links, const double *cap,
+                           const double (*bytes)[2], bool flip, const double (*bg)[2]);
 
 /* ---- pipeline schedules ------------------------------------------------------------------- */
 

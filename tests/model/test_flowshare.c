@@ -18,6 +18,17 @@
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)))
 
+/* The closed form with everything on each link's first direction. */
+static double finish(double t, double window, int n, const double *cap, const double *bytes, const double *bg)
+{
+    double b[2][2] = {{0.0}}, o[2][2] = {{0.0}};
+    for (int l = 0; l < n; l++) {
+        b[l][0] = bytes[l];
+        o[l][0] = bg[l];
+    }
+    return sax_shared_finish_s(t, window, n, cap, (const double(*)[2])b, false, (const double(*)[2])o);
+}
+
 /* Two flows of 10 and 30 B on one link of 10 B/s: 5 B/s each until the shorter ends at 2 b1 / C = 2,
  * then the other alone at 10 B/s: its 20 B left end at 4 (= (b1 + b2) / C). */
 static void test_two_flows_one_link(void **state)
@@ -87,14 +98,19 @@ static void test_closed_form_by_hand(void **state)
 {
     (void)state;
     const double cap[] = {10.0}, bytes[] = {20.0}, none[] = {0.0}, bg[] = {8.0};
-    NEAR(sax_shared_finish_s(2.0, 10.0, 1, cap, bytes, none), 2.0);
-    NEAR(sax_shared_finish_s(2.0, 10.0, 1, cap, bytes, bg), 4.0);
-    NEAR(sax_shared_finish_s(2.0, 2.0, 1, cap, bytes, bg), 3.6);
+    NEAR(finish(2.0, 10.0, 1, cap, bytes, none), 2.0);
+    NEAR(finish(2.0, 10.0, 1, cap, bytes, bg), 4.0);
+    NEAR(finish(2.0, 2.0, 1, cap, bytes, bg), 3.6);
     /* a cap of its own (5 B/s: alone 4 s) at or below the share: nothing changes */
-    NEAR(sax_shared_finish_s(4.0, 10.0, 1, cap, bytes, bg), 4.0);
+    NEAR(finish(4.0, 10.0, 1, cap, bytes, bg), 4.0);
     /* light background (1 B/s) leaves it 9 B/s: 20 / 9 */
     const double light[] = {1.0};
-    NEAR(sax_shared_finish_s(2.0, 10.0, 1, cap, bytes, light), 20.0 / 9.0);
+    NEAR(finish(2.0, 10.0, 1, cap, bytes, light), 20.0 / 9.0);
+    /* the two directions of a link are separate resources: the same bytes the other way round (a
+     * pipeline's gradients, flip) meet the others only when flipped back */
+    const double b_rev[1][2] = {{0.0, 20.0}}, o_fwd[1][2] = {{8.0, 0.0}};
+    NEAR(sax_shared_finish_s(2.0, 10.0, 1, cap, b_rev, false, o_fwd), 2.0);
+    NEAR(sax_shared_finish_s(2.0, 10.0, 1, cap, b_rev, true, o_fwd), 4.0);
     const sax_flow_t f[] = {{0.0, 20.0, 10.0, 1u}, {0.0, 80.0, 8.0, 1u}},
                      g[] = {{0.0, 20.0, 10.0, 1u}, {0.0, 16.0, 8.0, 1u}};
     double fin[2];
@@ -126,7 +142,7 @@ static void test_grid_against_reference(void **state)
                 /* one link: exact */
                 double D = 20.0, t = fmax(D / pace[a], D / cap[0]);
                 const double Dv[] = {D}, bgv[] = {bgs[b0]};
-                double cf = sax_shared_finish_s(t, windows[w], 1, cap, Dv, bgv);
+                double cf = finish(t, windows[w], 1, cap, Dv, bgv);
                 sax_flow_t f[5] = {{0.0, D, D / t, 1u}, {0.0, bgs[b0] * windows[w], bgs[b0], 1u}};
                 double fin[5];
                 assert_int_equal(sax_flow_share_simulate(f, b0 > 0 ? 2 : 1, cap, 1, fin), SAX_OK);
@@ -143,7 +159,7 @@ static void test_grid_against_reference(void **state)
                                     continue;
                                 double t2 =
                                     fmax(fmax(D2[0], D2[1]) / pace[a], fmax(D2[0] / cap[0], D2[1] / cap[1]));
-                                double c2 = sax_shared_finish_s(t2, windows[w], 2, cap, D2, bg2);
+                                double c2 = finish(t2, windows[w], 2, cap, D2, bg2);
                                 int nf = 0;
                                 if (through)
                                     f[nf++] = (sax_flow_t){0.0, D2[0], D2[0] / t2, 3u};
@@ -190,19 +206,19 @@ static void test_closed_form_monotone(void **state)
     for (double c = 1.0; c <= 64.0; c *= 1.25) {
         const double cap[] = {c}, D[] = {20.0}, bg[] = {3.0};
         double t = fmax(1.0, 20.0 / c); /* alone: its pace or the link */
-        double f = sax_shared_finish_s(t, 3.0, 1, cap, D, bg);
+        double f = finish(t, 3.0, 1, cap, D, bg);
         assert_true(f <= prev_c * (1.0 + 1e-12));
         prev_c = f;
         double prev_bg = 0.0;
         for (double b = 0.0; b <= 2.0 * c; b += c / 8.0) {
             const double bb[] = {b};
-            double g = sax_shared_finish_s(t, 3.0, 1, cap, D, bb);
+            double g = finish(t, 3.0, 1, cap, D, bb);
             assert_true(g >= prev_bg * (1.0 - 1e-12));
             prev_bg = g;
         }
         double prev_t = 0.0; /* a slower pace of its own (the same bytes) */
         for (double tt = t; tt <= 8.0 * t; tt *= 1.1) {
-            double g = sax_shared_finish_s(tt, 3.0, 1, cap, D, bg);
+            double g = finish(tt, 3.0, 1, cap, D, bg);
             assert_true(g >= prev_t * (1.0 - 1e-12));
             prev_t = g;
         }
