@@ -717,7 +717,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     int boundaries = v > 1 ? pp : pp - 1;
     double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
     double exposed_dp[SAX_SIM_MAX_STAGES];
-    int crossing[SAX_SIM_MAX_STAGES], n_crossing = 0; /* boundaries whose transfers cross site links */
+    /* the boundaries whose transfers cross site links, and one transfer's bytes on each link */
+    enum { MAX_CROSSING = 8 }; /* kept here; any further ones are asked of p2p again */
+    int crossing[SAX_SIM_MAX_STAGES], n_crossing = 0;
+    double crossing_bytes[MAX_CROSSING][SAX_MAX_LINKS][2];
     sax_traffic_t tr_dp;
     traffic_zero(&tr_dp, cl->n_links);
     const double eff = p->training.dp_overlap_efficiency;
@@ -779,6 +782,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             }
             tr_pp.xsite_bytes += crossings * one.xsite_bytes;
             if (have_links && one.xsite_bytes > 0.0) { /* both ways, over the slower neighbour's compute */
+                if (n_crossing < MAX_CROSSING)
+                    memcpy(crossing_bytes[n_crossing], one.link_bytes,
+                           sizeof(double) * 2 * (size_t)cl->n_links);
                 crossing[n_crossing++] = s;
                 const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
                 double k = crossings / ((double)m * sax_max(st[s].comp, nb->comp));
@@ -792,21 +798,25 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
      * with the other boundaries' transfers and every stage's TP, CP, EP and ZeRO-3 traffic. */
     for (int i = 0; i < n_crossing; i++) {
         int s = crossing[i];
-        sax_traffic_t one;
-        traffic_zero(&one, cl->n_links);
-        double busy = 0.0;
-        p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one, &busy);
+        double busy = pl.link_busy_s[s];
+        sax_traffic_t more;
+        const double(*bytes)[2] = (const double(*)[2])crossing_bytes[i < MAX_CROSSING ? i : 0];
+        if (i >= MAX_CROSSING) {
+            traffic_zero(&more, cl->n_links);
+            p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &more, &busy);
+            bytes = (const double(*)[2])more.link_bytes;
+        }
         const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
         double k = (double)m * (s == pp - 1 ? v - 1 : v) / ((double)m * sax_max(st[s].comp, nb->comp));
         double others[SAX_MAX_LINKS][2];
         for (int l = 0; l < cl->n_links; l++) {
-            double own = k * (one.link_bytes[l][0] + one.link_bytes[l][1]);
+            double own = k * (bytes[l][0] + bytes[l][1]);
             others[l][0] = sax_max(0.0, bg[l][0] - own);
             others[l][1] = sax_max(0.0, bg[l][1] - own);
         }
         const double(*rest)[2] = (const double(*)[2])others;
-        double held = sax_max(shared_s(cap, cl->n_links, busy, INFINITY, &one, false, rest),
-                              shared_s(cap, cl->n_links, busy, INFINITY, &one, true, rest));
+        double held = sax_max(sax_shared_finish_s(busy, INFINITY, cl->n_links, cap, bytes, false, rest),
+                              sax_shared_finish_s(busy, INFINITY, cl->n_links, cap, bytes, true, rest));
         pl.link_s[s] += held - busy;
         pl.link_busy_s[s] = held;
     }
