@@ -716,10 +716,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     traffic_zero(&tr_pp, cl->n_links);
     int boundaries = v > 1 ? pp : pp - 1;
     double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
-    double exposed_dp[SAX_SIM_MAX_STAGES];
+    double end[SAX_SIM_MAX_STAGES]; /* each stage's exposed DP synchronisation, then its end */
     /* the boundaries whose transfers cross site links, and one transfer's bytes on each link */
-    enum { MAX_CROSSING = 8 }; /* kept here; any further ones are asked of p2p again */
-    int crossing[SAX_SIM_MAX_STAGES], n_crossing = 0;
+    enum { MAX_CROSSING = 8 }; /* kept here; any further ones (from rest_from on) are asked of p2p again */
+    int crossing[MAX_CROSSING], n_crossing = 0, rest_from = -1;
     double crossing_bytes[MAX_CROSSING][SAX_MAX_LINKS][2];
     sax_traffic_t tr_dp;
     traffic_zero(&tr_dp, cl->n_links);
@@ -765,7 +765,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 trace->dp_s[s] = done_rs + done_ag;
         }
         traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
-        exposed_dp[s] = exposed;
+        end[s] = exposed;
 
         pl.link_s[s] = pl.link_busy_s[s] = 0.0;
         if (pp > 1 && s < boundaries) {
@@ -782,10 +782,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             }
             tr_pp.xsite_bytes += crossings * one.xsite_bytes;
             if (have_links && one.xsite_bytes > 0.0) { /* both ways, over the slower neighbour's compute */
-                if (n_crossing < MAX_CROSSING)
+                if (n_crossing < MAX_CROSSING) {
                     memcpy(crossing_bytes[n_crossing], one.link_bytes,
                            sizeof(double) * 2 * (size_t)cl->n_links);
-                crossing[n_crossing++] = s;
+                    crossing[n_crossing++] = s;
+                } else if (rest_from < 0) {
+                    rest_from = s;
+                }
                 const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
                 double k = crossings / ((double)m * sax_max(st[s].comp, nb->comp));
                 demand_add(bg, &one, k, false, cl->n_links);
@@ -796,14 +799,17 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     }
     /* In the steady state every stage computes and every boundary sends: a transfer shares its links
      * with the other boundaries' transfers and every stage's TP, CP, EP and ZeRO-3 traffic. */
-    for (int i = 0; i < n_crossing; i++) {
-        int s = crossing[i];
+    int n_rest = rest_from < 0 ? 0 : boundaries - rest_from;
+    for (int i = 0; i < n_crossing + n_rest; i++) {
+        int s = i < n_crossing ? crossing[i] : rest_from + (i - n_crossing);
         double busy = pl.link_busy_s[s];
         sax_traffic_t more;
-        const double(*bytes)[2] = (const double(*)[2])crossing_bytes[i < MAX_CROSSING ? i : 0];
-        if (i >= MAX_CROSSING) {
+        const double(*bytes)[2] = (const double(*)[2])crossing_bytes[i < n_crossing ? i : 0];
+        if (i >= n_crossing) {
             traffic_zero(&more, cl->n_links);
             p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &more, &busy);
+            if (!(more.xsite_bytes > 0.0))
+                continue;
             bytes = (const double(*)[2])more.link_bytes;
         }
         const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
@@ -843,7 +849,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     }
 
     /* each stage's end: its exposed DP synchronisation, then the optimizer step */
-    double end[SAX_SIM_MAX_STAGES], opt[SAX_SIM_MAX_STAGES];
+    double opt[SAX_SIM_MAX_STAGES];
     int crit = 0;
     double t_iter = 0.0;
     for (int s = 0; s < pp; s++) {
@@ -851,9 +857,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
         opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
-        end[s] = finish[s] + exposed_dp[s];
+        if (trace != NULL)
+            trace->dp_exposed_s[s] = end[s];
+        end[s] += finish[s];
         if (trace != NULL) {
-            trace->dp_exposed_s[s] = exposed_dp[s];
             trace->opt_s[s] = opt[s];
         }
         if (end[s] + opt[s] > t_iter) {
