@@ -334,6 +334,26 @@ static void traffic_add(sax_traffic_t *dst, const sax_traffic_t *src, double k, 
     }
 }
 
+/* The other traffic classes' demand on each site link direction, B/s: bg += k x t. */
+static void demand_add(double (*bg)[2], const sax_traffic_t *t, double k, bool flip, int n_links)
+{
+    for (int l = 0; l < n_links; l++) {
+        bg[l][0] += k * t->link_bytes[l][flip];
+        bg[l][1] += k * t->link_bytes[l][!flip];
+    }
+}
+
+/* A synchronisation that alone takes t and puts `mine` on the site links (`flip`: the other way round,
+ * a pipeline's gradients), released while the other classes demand bg (NULL: nothing) for `window`
+ * seconds: when it ends (sax_shared_finish_s, docs/cost-model.md section 9). */
+static double shared_s(const double *cap, int n_links, double t, double window, const sax_traffic_t *mine,
+                       bool flip, const double (*bg)[2])
+{
+    if (bg == NULL || !(mine->xsite_bytes > 0.0))
+        return t;
+    return sax_shared_finish_s(t, window, n_links, cap, mine->link_bytes, flip, bg);
+}
+
 /* What the trace and the bottlenecks read of one layer, besides its stage_t sums (kept out of stage_t:
  * the evaluation does not need them). */
 typedef struct {
@@ -355,13 +375,13 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
     double tp_f = 2.0 * lcm->tp_ar * tpo, tp_b = tp_f;
-    double cp_f = fmax(0.0, lcm->cp_pass - lc->attn_s),
-           cp_b = fmax(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
+    double cp_f = sax_max(0.0, lcm->cp_pass - lc->attn_s),
+           cp_b = sax_max(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * lcm->ep_a2a : 0.0, ep_b = ep_f;
     if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) { /* DualPipe hides all-to-all behind the other
                                                           direction's compute */
-        ep_f = fmax(0.0, ep_f - fwd);
-        ep_b = fmax(0.0, ep_b - 2.0 * fwd);
+        ep_f = sax_max(0.0, ep_f - fwd);
+        ep_b = sax_max(0.0, ep_b - 2.0 * fwd);
     }
     double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = 2.0 * lc->elem_s;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
@@ -382,8 +402,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
      * as the overlap efficiency allows (communication kernels slow the GEMMs they share the GPU
      * with); only the rest shows */
     double eta = p->training.dp_overlap_efficiency, slow = 1.0 / p->training.zero3_comm_efficiency;
-    double z3_f = c->zero == 3 ? fmax(0.0, z3_ag * slow - eta * f) : 0.0;
-    double z3_b = c->zero == 3 ? fmax(0.0, (z3_ag + z3_rs) * slow - eta * (b + wgt)) : 0.0;
+    double z3_f = c->zero == 3 ? sax_max(0.0, z3_ag * slow - eta * f) : 0.0;
+    double z3_b = c->zero == 3 ? sax_max(0.0, (z3_ag + z3_rs) * slow - eta * (b + wgt)) : 0.0;
     double z3 = z3_f + z3_b;
     st->f += f + z3_f;
     st->b += b + z3_b;
@@ -405,7 +425,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
                : c->recompute == SAX_RECOMPUTE_SELECTIVE ? lc->act_sel_bytes
                                                          : lc->act_full_bytes;
     st->act += a;
-    st->act_peak_layer = fmax(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
+    st->act_peak_layer =
+        sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
 int64_t sax_degrees_product(const int *degrees, int n, int64_t cap)
@@ -616,7 +637,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].params += k * many.params;
             st[s].expert_params += k * many.expert_params;
             st[s].act += k * many.act;
-            st[s].act_peak_layer = fmax(st[s].act_peak_layer, many.act_peak_layer);
+            st[s].act_peak_layer = sax_max(st[s].act_peak_layer, many.act_peak_layer);
         }
         if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
             for (int d = 0; d < SAX_DIM_COUNT; d++) {
@@ -658,13 +679,94 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.w_s[s] = st[s].w / v;
     }
 
+    /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
+     * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each
+     * call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp */
+    const double per_layer = (double)m * md->layers / pp,
+                 moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
+    const double k_tp = per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), k_cp = per_layer * 3.0,
+                 k_ep = md->experts > 0 ? moe_layers * 4.0 : 0.0;
+    /* Traffic classes share the site links (docs/cost-model.md section 9): a stage's TP, CP, EP and
+     * ZeRO-3 traffic of one micro-batch (its groups, 1/pp of all) demands its bytes over the stage's
+     * compute time, a boundary its transfers over the slower neighbour's; compute times, not the
+     * events' (which hold exposed traffic), so that a slower link never lowers a demand. */
+    const bool have_links = cl->n_links > 0;
+    sax_traffic_t cls; /* TP, CP, EP and ZeRO-3 traffic of one micro-batch, every stage */
+    double bg[SAX_MAX_LINKS][2], cap[SAX_MAX_LINKS]; /* the stages and boundaries so far (then all) */
+    bool busy_links = false;                         /* whether bg is anywhere above 0 */
+    for (int l = 0; l < cl->n_links; l++) {
+        bg[l][0] = bg[l][1] = 0.0;
+        cap[l] = cl->links[l].bw_Bps;
+    }
+    traffic_zero(&cls, cl->n_links);
+    if (have_links) {
+        traffic_add(&cls, &lcm.tr_tp, k_tp / (double)m, cl->n_links);
+        traffic_add(&cls, &lcm.tr_cp, k_cp / (double)m, cl->n_links);
+        if (md->experts > 0)
+            traffic_add(&cls, &lcm.tr_ep, k_ep / (double)m, cl->n_links);
+        traffic_add(&cls, &tr_z3, 1.0, cl->n_links);
+    }
+
     /* stage boundaries: activations forward, their gradients backward (Megatron's scatter/gather
-     * across the TP ranks: each sends 1/tp) */
+     * across the TP ranks: each sends 1/tp); and each stage's DP synchronisation after its last
+     * backward, which shares the links with the traffic of the stages still computing then (itself
+     * and those before it, 1F1B's cool-down) and the boundaries between them */
     double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;
     sax_traffic_t tr_pp;
     traffic_zero(&tr_pp, cl->n_links);
     int boundaries = v > 1 ? pp : pp - 1;
+    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
+    double end[SAX_SIM_MAX_STAGES]; /* each stage's exposed DP synchronisation, then its end */
+    /* the boundaries whose transfers cross site links, and one transfer's bytes on each link */
+    enum { MAX_CROSSING = 8 }; /* kept here; any further ones (from rest_from on) are asked of p2p again */
+    int crossing[MAX_CROSSING], n_crossing = 0, rest_from = -1;
+    double crossing_bytes[MAX_CROSSING][SAX_MAX_LINKS][2];
+    sax_traffic_t tr_dp;
+    traffic_zero(&tr_dp, cl->n_links);
+    const double eff = p->training.dp_overlap_efficiency;
     for (int s = 0; s < pp; s++) {
+        if (have_links && cls.xsite_bytes > 0.0) {
+            demand_add(bg, &cls, 1.0 / (pp * st[s].comp), false, cl->n_links);
+            busy_links = true;
+        }
+        const double(*others)[2] = busy_links ? (const double(*)[2])bg : NULL;
+        /* the routed experts synchronise over their own replicas, the rest over all of DP x CP; the
+         * traffic is this stage's groups' (1/pp of the groups of that shape), its time and demand
+         * those of all of them at once */
+        double ex = st[s].expert_params, shared = st[s].params - ex;
+        double exposed = 0.0;
+        sax_traffic_t tr, ag;
+        traffic_zero(&tr, cl->n_links);
+        traffic_zero(&ag, cl->n_links);
+        if (c->zero == 0) {
+            double t =
+                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
+            double hide = eff * (pl.b_s[s] + pl.w_s[s]),
+                   done = shared_s(cap, cl->n_links, t, hide, &tr, false, others);
+            exposed = sax_max(0.0, done - hide);
+            if (trace != NULL)
+                trace->dp_s[s] = done;
+        } else if (c->zero <= 2) {
+            double trs =
+                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
+            double tag = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
+                                    SAX_ACT_BYTES, &ag) +
+                         collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                                    ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
+            /* the gather hides behind the next iteration's first forward, when the same stages run */
+            double hide_b = eff * (pl.b_s[s] + pl.w_s[s]), hide_f = eff * pl.f_s[s];
+            double done_rs = shared_s(cap, cl->n_links, trs, hide_b, &tr, false, others),
+                   done_ag = shared_s(cap, cl->n_links, tag, hide_f, &ag, false, others);
+            exposed = sax_max(0.0, done_rs - hide_b) + sax_max(0.0, done_ag - hide_f);
+            traffic_sum(&tr, &ag, cl->n_links);
+            if (trace != NULL)
+                trace->dp_s[s] = done_rs + done_ag;
+        }
+        traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
+        end[s] = exposed;
+
         pl.link_s[s] = pl.link_busy_s[s] = 0.0;
         if (pp > 1 && s < boundaries) {
             sax_traffic_t one; /* one transfer of every pipeline */
@@ -679,7 +781,50 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 tr_pp.link_bytes[l][1] += crossings * one.link_bytes[l][0];
             }
             tr_pp.xsite_bytes += crossings * one.xsite_bytes;
+            if (have_links && one.xsite_bytes > 0.0) { /* both ways, over the slower neighbour's compute */
+                if (n_crossing < MAX_CROSSING) {
+                    memcpy(crossing_bytes[n_crossing], one.link_bytes,
+                           sizeof(double) * 2 * (size_t)cl->n_links);
+                    crossing[n_crossing++] = s;
+                } else if (rest_from < 0) {
+                    rest_from = s;
+                }
+                const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
+                double k = crossings / ((double)m * sax_max(st[s].comp, nb->comp));
+                demand_add(bg, &one, k, false, cl->n_links);
+                demand_add(bg, &one, k, true, cl->n_links);
+                busy_links = true;
+            }
         }
+    }
+    /* In the steady state every stage computes and every boundary sends: a transfer shares its links
+     * with the other boundaries' transfers and every stage's TP, CP, EP and ZeRO-3 traffic. */
+    int n_rest = rest_from < 0 ? 0 : boundaries - rest_from;
+    for (int i = 0; i < n_crossing + n_rest; i++) {
+        int s = i < n_crossing ? crossing[i] : rest_from + (i - n_crossing);
+        double busy = pl.link_busy_s[s];
+        sax_traffic_t more;
+        const double(*bytes)[2] = (const double(*)[2])crossing_bytes[i < n_crossing ? i : 0];
+        if (i >= n_crossing) {
+            traffic_zero(&more, cl->n_links);
+            p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &more, &busy);
+            if (!(more.xsite_bytes > 0.0))
+                continue;
+            bytes = (const double(*)[2])more.link_bytes;
+        }
+        const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
+        double k = (double)m * (s == pp - 1 ? v - 1 : v) / ((double)m * sax_max(st[s].comp, nb->comp));
+        double others[SAX_MAX_LINKS][2];
+        for (int l = 0; l < cl->n_links; l++) {
+            double own = k * (bytes[l][0] + bytes[l][1]);
+            others[l][0] = sax_max(0.0, bg[l][0] - own);
+            others[l][1] = sax_max(0.0, bg[l][1] - own);
+        }
+        const double(*rest)[2] = (const double(*)[2])others;
+        double held = sax_max(sax_shared_finish_s(busy, INFINITY, cl->n_links, cap, bytes, false, rest),
+                              sax_shared_finish_s(busy, INFINITY, cl->n_links, cap, bytes, true, rest));
+        pl.link_s[s] += held - busy;
+        pl.link_busy_s[s] = held;
     }
 
     /* the pipeline, and the same without transfer time (what the bubble alone costs) */
@@ -703,47 +848,19 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             return infeasible(r, SAX_INFEASIBLE_SIMULATION);
     }
 
-    /* DP synchronisation after each stage's last backward, and the optimizer step */
-    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
-    double end[SAX_SIM_MAX_STAGES], opt[SAX_SIM_MAX_STAGES];
-    sax_traffic_t tr_dp;
-    traffic_zero(&tr_dp, cl->n_links);
-    const double eff = p->training.dp_overlap_efficiency;
+    /* each stage's end: its exposed DP synchronisation, then the optimizer step */
+    double opt[SAX_SIM_MAX_STAGES];
     int crit = 0;
     double t_iter = 0.0;
     for (int s = 0; s < pp; s++) {
-        /* the routed experts synchronise over their own replicas, the rest over all of DP x CP; the
-         * traffic is this stage's groups' (1/pp of the groups of that shape) */
         double ex = st[s].expert_params, shared = st[s].params - ex;
-        double exposed = 0.0;
-        sax_traffic_t tr;
-        traffic_zero(&tr, cl->n_links);
-        if (c->zero == 0) {
-            double t =
-                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
-            exposed = fmax(0.0, t - eff * (pl.b_s[s] + pl.w_s[s]));
-            if (trace != NULL)
-                trace->dp_s[s] = t;
-        } else if (c->zero <= 2) {
-            double trs =
-                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
-            double tag = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
-                                    SAX_ACT_BYTES, &tr) +
-                         collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
-                                    ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &tr);
-            exposed = fmax(0.0, trs - eff * (pl.b_s[s] + pl.w_s[s])) + fmax(0.0, tag - eff * pl.f_s[s]);
-            if (trace != NULL)
-                trace->dp_s[s] = trs + tag;
-        }
-        traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
         /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
         opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
-        end[s] = finish[s] + exposed;
+        if (trace != NULL)
+            trace->dp_exposed_s[s] = end[s];
+        end[s] += finish[s];
         if (trace != NULL) {
-            trace->dp_exposed_s[s] = exposed;
             trace->opt_s[s] = opt[s];
         }
         if (end[s] + opt[s] > t_iter) {
@@ -784,8 +901,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     /* breakdown on the stage that ends the iteration */
     const stage_t *cs = &st[crit];
     double busy = (double)m * (cs->f + cs->b + cs->w);
-    double idle = fmax(0.0, finish[crit] - busy);
-    double exposed_pp = fmin(idle, fmax(0.0, makespan - makespan_free));
+    double idle = sax_max(0.0, finish[crit] - busy);
+    double exposed_pp = sax_min(idle, sax_max(0.0, makespan - makespan_free));
     r->breakdown_s[SAX_PHASE_COMPUTE] = (double)m * cs->comp + opt[crit];
     r->breakdown_s[SAX_PHASE_TP] = (double)m * cs->tp;
     r->breakdown_s[SAX_PHASE_CP] = (double)m * cs->cp;
@@ -798,15 +915,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     r->comm_s[SAX_DIM_CP] = (double)m * cs->cp;
     r->comm_s[SAX_DIM_EP] = (double)m * cs->ep;
 
-    /* cross-site traffic and link utilisation: per layer and micro-batch, TP 4 collectives (6 with full
-     * recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each call's traffic is that of
-     * every group of the job, one per stage, so a layer's share is 1/pp of it */
+    /* cross-site traffic and link utilisation */
     sax_traffic_t all;
     traffic_zero(&all, cl->n_links);
-    double per_layer = (double)m * md->layers / pp,
-           moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
-    const double k_tp = per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), k_cp = per_layer * 3.0,
-                 k_ep = moe_layers * 4.0;
     traffic_add(&all, &lcm.tr_tp, k_tp, cl->n_links);
     traffic_add(&all, &lcm.tr_cp, k_cp, cl->n_links);
     if (md->experts > 0)
@@ -823,7 +934,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     for (int l = 0; l < cl->n_links; l++) { /* the busier direction */
         r->link_bytes[l] = (float)(all.link_bytes[l][0] + all.link_bytes[l][1]);
         r->link_utilisation[l] =
-            (float)(fmax(all.link_bytes[l][0], all.link_bytes[l][1]) / (cl->links[l].bw_Bps * t_iter));
+            (float)(sax_max(all.link_bytes[l][0], all.link_bytes[l][1]) / (cl->links[l].bw_Bps * t_iter));
     }
 
     double peak = 0.0;

@@ -236,6 +236,31 @@ sax_status_t sax_collective_simulate(const sax_cluster_t *cl, const sax_candidat
                                      sax_coll_op_t op, sax_algorithm_t alg, double bytes, double xsite_factor,
                                      sax_coll_sim_t *out, sax_error_t *err);
 
+/* ---- traffic classes sharing site links (flowshare.c) --------------------------------------- */
+
+#define SAX_FLOW_MAX 32       /* flows of one reference run */
+#define SAX_FLOW_MAX_LINKS 32 /* links (or link directions) of one reference run */
+
+typedef struct {
+    double release; /* s */
+    double bytes;
+    double cap; /* its own rate limit, B/s (window, NIC); INFINITY when none (then it must cross a link) */
+    uint32_t links; /* bit l: it crosses link l */
+} sax_flow_t;
+
+/* The reference: max-min fair shares (progressive filling), refilled at every release and completion;
+ * finish[i]: flow i's completion time. Not for the evaluation path (O(n^2 x links) per event). */
+sax_status_t sax_flow_share_simulate(const sax_flow_t *flows, int n, const double *link_cap, int n_links,
+                                     double *finish);
+
+/* The closed form: a transfer that alone takes t_alone and puts bytes[l][d] on site link l's direction
+ * d (capacity cap[l] each way; flip: bytes[l][!d]), released while the other classes demand bg[l][d]
+ * B/s there for `window` seconds: on each direction the two get their max-min shares (each at most
+ * its demand, at least half the link) until the others' bg x window bytes are through, then it runs
+ * alone. Returns its completion after its release: the latest over its link directions (>= t_alone). */
+double sax_shared_finish_s(double t_alone, double window, int n_links, const double *cap,
+                           const double (*bytes)[2], bool flip, const double (*bg)[2]);
+
 /* ---- pipeline schedules ------------------------------------------------------------------- */
 
 #define SAX_SIM_MAX_OPS (3 * SAX_SIM_MAX_EVENTS)
