@@ -45,9 +45,7 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     long mb = (long)c->micro_batch * c->dp;
     if (p->training.global_batch % mb != 0)
         return SAX_INFEASIBLE_DIVISIBILITY;
-    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM && m->layers % (c->pp * c->vpp) != 0)
-        return SAX_INFEASIBLE_DIVISIBILITY;
-    if (m->layers < c->pp * c->vpp)
+    if (!sax_layer_split_valid(m->layers, c))
         return SAX_INFEASIBLE_DIVISIBILITY;
     long micro = p->training.global_batch / mb;
     switch (c->schedule) {
@@ -66,48 +64,6 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     return SAX_FEASIBLE;
 }
 
-/* Layers of each stage: uniform, or balanced in proportion to the stages' peak FLOP/s with the
- * largest-remainder rounding, at least one layer per chunk. */
-static void split_layers(const sax_problem_t *p, const sax_candidate_t *c, stage_t *st)
-{
-    int pp = c->pp, total = p->model.layers;
-    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM) {
-        for (int s = 0; s < pp; s++)
-            st[s].layers = total / pp;
-        return;
-    }
-    double sum = 0.0;
-    for (int s = 0; s < pp; s++)
-        sum += st[s].peak_flops;
-    int given = 0;
-    double rem[SAX_SIM_MAX_STAGES];
-    for (int s = 0; s < pp; s++) {
-        double share = total * st[s].peak_flops / sum;
-        st[s].layers = (int)floor(share);
-        if (st[s].layers < c->vpp)
-            st[s].layers = c->vpp;
-        rem[s] = share - floor(share);
-        given += st[s].layers;
-    }
-    while (given < total) { /* hand out the rest by largest remainder, ties to the earlier stage */
-        int best = 0;
-        for (int s = 1; s < pp; s++)
-            if (rem[s] > rem[best])
-                best = s;
-        st[best].layers++;
-        rem[best] = -1.0;
-        given++;
-    }
-    while (given > total) { /* minimum chunks forced too many: take from the largest stage */
-        int big = 0;
-        for (int s = 1; s < pp; s++)
-            if (st[s].layers > st[big].layers)
-                big = s;
-        st[big].layers--;
-        given--;
-    }
-}
-
 /* Each stage's GPU type (the site its first rank is on) and its share of the layers. */
 static void stage_gpus(const sax_problem_t *p, const sax_candidate_t *c, const sax_layout_t *lay, stage_t *st)
 {
@@ -117,14 +73,21 @@ static void stage_gpus(const sax_problem_t *p, const sax_candidate_t *c, const s
         st[s].gpu = &cl->sites[sax_layout_site_of_rank(cl, (long)s * lay->stride[SAX_DIM_PP])].gpu;
         st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
     }
-    split_layers(p, c, st);
+    double peak[SAX_SIM_MAX_STAGES];
+    int layers[SAX_SIM_MAX_STAGES];
+    for (int s = 0; s < c->pp; s++)
+        peak[s] = st[s].peak_flops;
+    sax_layer_split_stages(p->model.layers, c, peak, layers);
+    for (int s = 0; s < c->pp; s++)
+        st[s].layers = layers[s];
 }
 
 sax_status_t sax_model_stage_layers(const sax_problem_t *p, const sax_candidate_t *c, int *layers)
 {
     const sax_cluster_t *cl = &p->cluster;
     sax_layout_t lay;
-    if (c->pp < 1 || c->pp > SAX_SIM_MAX_STAGES || sax_layout_build(cl, c, &lay) != SAX_FEASIBLE)
+    if (c->pp < 1 || c->pp > SAX_SIM_MAX_STAGES || c->vpp < 1 || !sax_layer_split_valid(p->model.layers, c) ||
+        sax_layout_build(cl, c, &lay) != SAX_FEASIBLE)
         return SAX_ERR_INPUT;
     stage_t st[SAX_SIM_MAX_STAGES];
     stage_gpus(p, c, &lay, st);
