@@ -371,6 +371,32 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->act_peak_layer = fmax(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
+/* layer_split embedding-loss under interleaving: the first chunk of the first stage and the last chunk
+ * of the last stage hold k - 1 layers, every other chunk k (docs/cost-model.md section 7). A stage's
+ * layers share its layer time; the output layer and loss stay spread over the last stage's chunks, as
+ * for every split. */
+static void short_end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
+                             sax_pipeline_t *pl)
+{
+    int p = c->pp, v = c->vpp;
+    pl->ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 && p > 1 &&
+                      c->first_stage_layers == 0 && c->last_stage_layers == 0;
+    if (!pl->ends_differ)
+        return;
+    const double out[3] = {lg->gemm_s + lg->loss_fwd_s, lg->gemm_s + lg->loss_bwd_s, lg->gemm_s};
+    double *per_chunk[3] = {pl->f_s, pl->b_s, pl->w_s};
+    for (int end = 0; end < 2; end++) {
+        int s = end ? p - 1 : 0, n = st[s].layers, k = (n + 1) / v; /* n = v k - 1 */
+        const double total[3] = {st[s].f, st[s].b, st[s].w};
+        double *chunk = end ? pl->tail_s : pl->head_s;
+        for (int i = 0; i < 3; i++) {
+            double extra = end ? out[i] : 0.0, layers_s = total[i] - extra;
+            chunk[i] = layers_s * (k - 1) / n + extra / v;
+            per_chunk[i][s] = layers_s * k / n + extra / v;
+        }
+    }
+}
+
 int64_t sax_degrees_product(const int *degrees, int n, int64_t cap)
 {
     int64_t v = 1; /* stays <= cap <= 2^31 - 1 before each step: the product fits 62 bits */
@@ -620,6 +646,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.b_s[s] = st[s].b / v;
         pl.w_s[s] = st[s].w / v;
     }
+    short_end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, &pl);
 
     /* stage boundaries: activations forward, their gradients backward (Megatron's scatter/gather
      * across the TP ranks: each sends 1/tp) */

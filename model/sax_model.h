@@ -375,6 +375,11 @@ typedef struct {
      * through the rate or the window; link_s minus the one-way latency): transfers over a boundary
      * in one direction run one after another, in the order their sender issues them. 0: a pure delay */
     double link_busy_s[SAX_SIM_MAX_STAGES];
+    /* ends_differ: the first virtual stage (chunk 0 of stage 0) and the last (chunk v-1 of stage p-1)
+     * take head_s and tail_s (forward, input gradient, weight gradient) instead of their stage's f_s,
+     * b_s, w_s (layer_split embedding-loss under interleaving: one layer short); false: they do not */
+    bool ends_differ;
+    double head_s[3], tail_s[3];
 } sax_pipeline_t;
 
 typedef struct {

@@ -178,6 +178,17 @@ static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s,
     return sc->b_arr[(long)(vs + 1) * m + j];
 }
 
+/* The time of one event of kind `kind` (OP_B: with W unless W is separate) on virtual stage vs of stage s. */
+static double op_time(const sax_pipeline_t *pl, int s, int vs, int kind, bool split_w)
+{
+    const double *end = !pl->ends_differ                    ? NULL
+                        : vs == 0                           ? pl->head_s
+                        : vs == pl->stages * pl->chunks - 1 ? pl->tail_s
+                                                            : NULL;
+    double f = end ? end[0] : pl->f_s[s], b = end ? end[1] : pl->b_s[s], w = end ? end[2] : pl->w_s[s];
+    return kind == OP_F ? f : kind == OP_W ? w : b + (split_w ? 0.0 : w);
+}
+
 /* A transfer over boundary `bnd` issued at t: it waits for the previous one in its direction to
  * leave the channels (*busy_until), holds them link_busy_s, and arrives link_s after its start. */
 static double transfer(const sax_pipeline_t *pl, int bnd, double t, double *busy_until)
@@ -227,7 +238,9 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 bool from_pending = false;
                 if (rn->greedy_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
                     double next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
-                    if (op < 0 || (next >= 0.0 && next - free_at[s] >= pl->w_s[s])) {
+                    int32_t w_op = pending[(long)s * per_stage + w_next[s]];
+                    double w_s = op_time(pl, s, OP_CHUNK(w_op) * p + s, OP_W, split_w);
+                    if (op < 0 || (next >= 0.0 && next - free_at[s] >= w_s)) {
                         op = pending[(long)s * per_stage + w_next[s]++];
                         from_pending = true;
                     }
@@ -239,9 +252,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                     break;
                 int kind = OP_KIND(op);
                 long me = (long)(OP_CHUNK(op) * p + s) * m + OP_MICRO(op);
-                double dur = kind == OP_F   ? pl->f_s[s]
-                             : kind == OP_W ? pl->w_s[s]
-                                            : pl->b_s[s] + (split_w ? 0.0 : pl->w_s[s]);
+                double dur = op_time(pl, s, OP_CHUNK(op) * p + s, kind, split_w);
                 double t0 = fmax(free_at[s], ready), t1 = t0 + dur;
                 int vs = OP_CHUNK(op) * p + s, back = (s + p - 1) % p;
                 double send = t1;
@@ -361,7 +372,7 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
 {
     const sax_schedule_desc_t *sd = &schedules[pl->schedule];
     int p = pl->stages;
-    bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p);
+    bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p) && !pl->ends_differ;
     bool free_links = true, no_queue = true;
     for (int s = 0; s < p; s++) {
         free_links = free_links && pl->link_s[s] == 0.0;
@@ -387,6 +398,10 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     key = hash_doubles(key, pl->w_s, p);
     key = hash_doubles(key, pl->link_s, p);
     key = hash_doubles(key, pl->link_busy_s, p);
+    if (pl->ends_differ) {
+        key = hash_doubles(key, pl->head_s, 3);
+        key = hash_doubles(key, pl->tail_s, 3);
+    }
     key |= 1; /* never 0, the empty mark */
     sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
     if (slot->key == key && slot->check == ~key) {

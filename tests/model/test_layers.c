@@ -123,6 +123,52 @@ static void test_uneven_pipeline_by_hand(void **state)
     near(makespan, 39.0);
 }
 
+/* embedding-loss under interleaving: the first chunk of the first stage and the last chunk of the last
+ * are a layer short. 6 layers, p = 2 stages x v = 2 chunks: (6 + 2) / 2 = 4 a stage, 2 a chunk; virtual
+ * stages vs = chunk p + s hold 1 2 2 1 layers; a layer F = 1, B = 2, free transfers, m = 2.
+ * Megatron's interleaved order (forward op k: chunk (k / p) % v of micro-batch k % p; backward chunks
+ * reversed; warm-up (p - s - 1) 2 + (v - 1) p): stage 0 runs its 4 forwards, then B(c1,0) B(c1,1)
+ * B(c0,0) B(c0,1); stage 1 F(c0,0) F(c0,1) F(c1,0) B(c1,0) F(c1,1) B(c1,1) B(c0,0) B(c0,1).
+ *   stage 0: F(c0,0) [0,1]  F(c0,1) [1,2]     (vs 0: 1 layer)
+ *   stage 1: F(c0,0) [1,3]  F(c0,1) [3,5]     (vs 1: 2 layers)
+ *   stage 0: F(c1,0) [3,5]  F(c1,1) [5,7]     (vs 2: 2 layers)
+ *   stage 1: F(c1,0) [5,6]  B(c1,0) [6,8]  F(c1,1) [8,9]  B(c1,1) [9,11]   (vs 3: 1 layer)
+ *   stage 0: B(c1,0) [8,12] B(c1,1) [12,16]
+ *   stage 1: B(c0,0) [12,16] B(c0,1) [16,20]
+ *   stage 0: B(c0,0) [16,18] B(c0,1) [20,22]                               makespan 22
+ * Timing every chunk as its stage's average (1.5 layers: F 1.5, B 3) gives 22.5 instead. */
+static void test_short_end_chunks_by_hand(void **state)
+{
+    (void)state;
+    static sax_pipeline_t pl;
+    pl.schedule = SAX_SCHEDULE_INTERLEAVED;
+    pl.stages = 2;
+    pl.chunks = 2;
+    pl.micro = 2;
+    for (int s = 0; s < 2; s++) {
+        pl.f_s[s] = 2.0;
+        pl.b_s[s] = 4.0;
+        pl.w_s[s] = pl.link_s[s] = pl.link_busy_s[s] = 0.0;
+    }
+    pl.ends_differ = true;
+    pl.head_s[0] = pl.tail_s[0] = 1.0;
+    pl.head_s[1] = pl.tail_s[1] = 2.0;
+    pl.head_s[2] = pl.tail_s[2] = 0.0;
+    sax_pipeline_result_t r;
+    assert_true(sax_pipeline_simulate(&pl, scratch, &r, NULL, 0) > 0);
+    near(r.makespan_s, 22.0);
+    near(r.finish_s[1], 20.0);
+    near(r.busy_s[0], 2.0 * 3.0 * (1.0 + 2.0)); /* 2 micro-batches x 3 layers x (F + B) */
+    double makespan, finish[SAX_SIM_MAX_STAGES];
+    assert_true(sax_pipeline_time(&pl, scratch, &makespan, finish));
+    near(makespan, 22.0);
+    pl.ends_differ = false;
+    pl.f_s[0] = pl.f_s[1] = 1.5;
+    pl.b_s[0] = pl.b_s[1] = 3.0;
+    assert_true(sax_pipeline_simulate(&pl, scratch, &r, NULL, 0) > 0);
+    near(r.makespan_s, 22.5);
+}
+
 /* A small dense model: h = 1024, 16 heads of 64 (as many KV heads), FFN 4096 GeLU, vocabulary 1024.
  * Parameters of a layer (docs/cost-model.md section 1): attention h(a d + 2 g d) + a d h = 4 h^2 =
  * 4,194,304, two norms 2h = 2,048, FFN 2 h f = 8,388,608: 12,584,960; embedding v h = 1,048,576. */
@@ -193,6 +239,29 @@ static void test_eval_times_each_stage(void **state)
     assert_int_equal(sax_model_stage_layers(&p, &c, layers), SAX_ERR_INPUT);
 }
 
+/* The evaluation hands the simulator the short end chunks: 6 layers, 2 stages x 2 chunks, embedding-loss:
+ * stage 0 holds 3 layers, its first chunk 1 and its second 2, so the first chunk's forward and backward
+ * are half the other's; the last stage's short chunk is a layer short plus the same share of the output
+ * layer as the other chunk. */
+static void test_eval_short_end_chunks(void **state)
+{
+    (void)state;
+    static sax_problem_t p;
+    small_problem(&p, 6);
+    sax_candidate_t c = small_candidate(2, 0, 0);
+    c.layer_split = SAX_LAYER_SPLIT_EMBEDDING_LOSS;
+    c.schedule = SAX_SCHEDULE_INTERLEAVED;
+    c.vpp = 2;
+    static sax_pipeline_t pl;
+    sax_result_t r;
+    assert_int_equal(sax_model_eval_pipeline(&p, &c, scratch, &r, &pl), SAX_OK);
+    assert_true(r.feasible);
+    assert_true(pl.ends_differ);
+    near(2.0 * pl.head_s[0], pl.f_s[0]);
+    near(2.0 * pl.head_s[1], pl.b_s[0]);
+    near(pl.f_s[1] - pl.tail_s[0], pl.head_s[0]); /* one layer, the same on both stages */
+}
+
 /* Memory counts each stage's layers: 12 layers on 2 stages, first 8 (the last then 4). The fullest
  * stage is the first: 8 layers and the embedding against 4 layers and the output layer, with full
  * recomputation keeping a few MB of activations. Its bf16 weights, by hand:
@@ -220,7 +289,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_megatron_stage_layers),      cmocka_unit_test(test_refused_splits),
         cmocka_unit_test(test_uneven_pipeline_by_hand),    cmocka_unit_test(test_eval_times_each_stage),
-        cmocka_unit_test(test_memory_counts_stage_layers),
+        cmocka_unit_test(test_memory_counts_stage_layers), cmocka_unit_test(test_short_end_chunks_by_hand),
+        cmocka_unit_test(test_eval_short_end_chunks),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }
