@@ -68,15 +68,13 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
 static void stage_gpus(const sax_problem_t *p, const sax_candidate_t *c, const sax_layout_t *lay, stage_t *st)
 {
     const sax_cluster_t *cl = &p->cluster;
+    double peak[SAX_SIM_MAX_STAGES];
+    int layers[SAX_SIM_MAX_STAGES];
     for (int s = 0; s < c->pp; s++) {
         memset(&st[s], 0, sizeof st[s]);
         st[s].gpu = &cl->sites[sax_layout_site_of_rank(cl, (long)s * lay->stride[SAX_DIM_PP])].gpu;
-        st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
+        peak[s] = st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
     }
-    double peak[SAX_SIM_MAX_STAGES];
-    int layers[SAX_SIM_MAX_STAGES];
-    for (int s = 0; s < c->pp; s++)
-        peak[s] = st[s].peak_flops;
     sax_layer_split_stages(p->model.layers, c, peak, layers);
     for (int s = 0; s < c->pp; s++)
         st[s].layers = layers[s];

@@ -181,12 +181,11 @@ static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s,
 /* The time of one event of kind `kind` (OP_B: with W unless W is separate) on virtual stage vs of stage s. */
 static double op_time(const sax_pipeline_t *pl, int s, int vs, int kind, bool split_w)
 {
-    const double *end = !pl->ends_differ                    ? NULL
-                        : vs == 0                           ? pl->head_s
-                        : vs == pl->stages * pl->chunks - 1 ? pl->tail_s
-                                                            : NULL;
-    double f = end ? end[0] : pl->f_s[s], b = end ? end[1] : pl->b_s[s], w = end ? end[2] : pl->w_s[s];
-    return kind == OP_F ? f : kind == OP_W ? w : b + (split_w ? 0.0 : w);
+    if (pl->ends_differ && (vs == 0 || vs == pl->stages * pl->chunks - 1)) {
+        const double *t = vs == 0 ? pl->head_s : pl->tail_s;
+        return kind == OP_F ? t[0] : kind == OP_W ? t[2] : t[1] + (split_w ? 0.0 : t[2]);
+    }
+    return kind == OP_F ? pl->f_s[s] : kind == OP_W ? pl->w_s[s] : pl->b_s[s] + (split_w ? 0.0 : pl->w_s[s]);
 }
 
 /* A transfer over boundary `bnd` issued at t: it waits for the previous one in its direction to
@@ -238,8 +237,11 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 bool from_pending = false;
                 if (rn->greedy_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
                     double next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
-                    int32_t w_op = pending[(long)s * per_stage + w_next[s]];
-                    double w_s = op_time(pl, s, OP_CHUNK(w_op) * p + s, OP_W, split_w);
+                    double w_s =
+                        pl->ends_differ
+                            ? op_time(pl, s, OP_CHUNK(pending[(long)s * per_stage + w_next[s]]) * p + s, OP_W,
+                                      split_w)
+                            : pl->w_s[s];
                     if (op < 0 || (next >= 0.0 && next - free_at[s] >= w_s)) {
                         op = pending[(long)s * per_stage + w_next[s]++];
                         from_pending = true;
