@@ -51,8 +51,8 @@ extern const char *const sax_search_key_help[SAX_KEY_COUNT];
  * NET: algorithm x compression x NCCL channels and buffers x transport x connections (everything but
  * the network fixed);
  * TRANSPORT: transport x connections (everything but those two fixed). */
-#define SAX_SEARCH_NET_POS 13
-#define SAX_SEARCH_TRANSPORT_POS 19
+#define SAX_SEARCH_NET_POS 15
+#define SAX_SEARCH_TRANSPORT_POS 21
 
 typedef struct sax_search sax_search_t;
 
