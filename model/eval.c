@@ -369,18 +369,14 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->act_peak_layer = fmax(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
-/* layer_split embedding-loss under interleaving: the first chunk of the first stage and the last chunk
- * of the last stage hold k - 1 layers, every other chunk k (docs/cost-model.md section 7). A stage's
- * layers share its layer time; the output layer and loss stay spread over the last stage's chunks, as
- * for every split. */
+/* For pl->ends_differ (layer_split embedding-loss under interleaving): the first chunk of the first
+ * stage and the last chunk of the last stage hold k - 1 layers, every other chunk k (docs/cost-model.md
+ * section 7). A stage's layers share its layer time; the output layer and loss stay spread over the
+ * last stage's chunks, as for every split. */
 static void short_end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
                              sax_pipeline_t *pl)
 {
     int p = c->pp, v = c->vpp;
-    pl->ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 && p > 1 &&
-                      c->first_stage_layers == 0 && c->last_stage_layers == 0;
-    if (!pl->ends_differ)
-        return;
     const double out[3] = {lg->gemm_s + lg->loss_fwd_s, lg->gemm_s + lg->loss_bwd_s, lg->gemm_s};
     double *per_chunk[3] = {pl->f_s, pl->b_s, pl->w_s};
     for (int end = 0; end < 2; end++) {
@@ -644,7 +640,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.b_s[s] = st[s].b / v;
         pl.w_s[s] = st[s].w / v;
     }
-    short_end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, &pl);
+    pl.ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 &&
+                     c->first_stage_layers == 0 && c->last_stage_layers == 0;
+    if (pl.ends_differ)
+        short_end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, &pl);
 
     /* stage boundaries: activations forward, their gradients backward (Megatron's scatter/gather
      * across the TP ranks: each sends 1/tp) */
