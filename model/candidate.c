@@ -17,6 +17,8 @@ int32_t sax_candidate_get(const sax_candidate_t *c, sax_key_t k)
     case SAX_KEY_ZERO: return c->zero;
     case SAX_KEY_ORDER: return -1; /* the order is stored by value; see sax_space_desc_t.orders */
     case SAX_KEY_LAYER_SPLIT: return (int32_t)c->layer_split;
+    case SAX_KEY_FIRST_STAGE_LAYERS: return c->first_stage_layers;
+    case SAX_KEY_LAST_STAGE_LAYERS: return c->last_stage_layers;
     case SAX_KEY_TRANSPORT: return (int32_t)c->transport;
     case SAX_KEY_CONNECTIONS: return c->connections;
     case SAX_KEY_CHANNELS: return c->channels;
@@ -46,6 +48,8 @@ void sax_candidate_set(sax_candidate_t *c, sax_key_t k, int32_t v)
     case SAX_KEY_ZERO: c->zero = v; break;
     case SAX_KEY_ORDER: break; /* callers copy sax_space_desc_t.orders[v] themselves */
     case SAX_KEY_LAYER_SPLIT: c->layer_split = (sax_layer_split_t)v; break;
+    case SAX_KEY_FIRST_STAGE_LAYERS: c->first_stage_layers = v; break;
+    case SAX_KEY_LAST_STAGE_LAYERS: c->last_stage_layers = v; break;
     case SAX_KEY_TRANSPORT: c->transport = (sax_transport_t)v; break;
     case SAX_KEY_CONNECTIONS: c->connections = v; break;
     case SAX_KEY_CHANNELS: c->channels = v; break;

@@ -45,9 +45,7 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     long mb = (long)c->micro_batch * c->dp;
     if (p->training.global_batch % mb != 0)
         return SAX_INFEASIBLE_DIVISIBILITY;
-    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM && m->layers % (c->pp * c->vpp) != 0)
-        return SAX_INFEASIBLE_DIVISIBILITY;
-    if (m->layers < c->pp * c->vpp)
+    if (!sax_layer_split_valid(m->layers, c))
         return SAX_INFEASIBLE_DIVISIBILITY;
     long micro = p->training.global_batch / mb;
     switch (c->schedule) {
@@ -66,65 +64,28 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     return SAX_FEASIBLE;
 }
 
-/* Layers of each stage: uniform, or balanced in proportion to the stages' peak FLOP/s with the
- * largest-remainder rounding, at least one layer per chunk. */
-static void split_layers(const sax_problem_t *p, const sax_candidate_t *c, stage_t *st)
-{
-    int pp = c->pp, total = p->model.layers;
-    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM) {
-        for (int s = 0; s < pp; s++)
-            st[s].layers = total / pp;
-        return;
-    }
-    double sum = 0.0;
-    for (int s = 0; s < pp; s++)
-        sum += st[s].peak_flops;
-    int given = 0;
-    double rem[SAX_SIM_MAX_STAGES];
-    for (int s = 0; s < pp; s++) {
-        double share = total * st[s].peak_flops / sum;
-        st[s].layers = (int)floor(share);
-        if (st[s].layers < c->vpp)
-            st[s].layers = c->vpp;
-        rem[s] = share - floor(share);
-        given += st[s].layers;
-    }
-    while (given < total) { /* hand out the rest by largest remainder, ties to the earlier stage */
-        int best = 0;
-        for (int s = 1; s < pp; s++)
-            if (rem[s] > rem[best])
-                best = s;
-        st[best].layers++;
-        rem[best] = -1.0;
-        given++;
-    }
-    while (given > total) { /* minimum chunks forced too many: take from the largest stage */
-        int big = 0;
-        for (int s = 1; s < pp; s++)
-            if (st[s].layers > st[big].layers)
-                big = s;
-        st[big].layers--;
-        given--;
-    }
-}
-
 /* Each stage's GPU type (the site its first rank is on) and its share of the layers. */
 static void stage_gpus(const sax_problem_t *p, const sax_candidate_t *c, const sax_layout_t *lay, stage_t *st)
 {
     const sax_cluster_t *cl = &p->cluster;
+    double peak[SAX_SIM_MAX_STAGES];
+    int layers[SAX_SIM_MAX_STAGES];
     for (int s = 0; s < c->pp; s++) {
         memset(&st[s], 0, sizeof st[s]);
         st[s].gpu = &cl->sites[sax_layout_site_of_rank(cl, (long)s * lay->stride[SAX_DIM_PP])].gpu;
-        st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
+        peak[s] = st[s].peak_flops = sax_gpu_peak_flops(st[s].gpu, p->training.precision);
     }
-    split_layers(p, c, st);
+    sax_layer_split_stages(p->model.layers, c, peak, layers);
+    for (int s = 0; s < c->pp; s++)
+        st[s].layers = layers[s];
 }
 
 sax_status_t sax_model_stage_layers(const sax_problem_t *p, const sax_candidate_t *c, int *layers)
 {
     const sax_cluster_t *cl = &p->cluster;
     sax_layout_t lay;
-    if (c->pp < 1 || c->pp > SAX_SIM_MAX_STAGES || sax_layout_build(cl, c, &lay) != SAX_FEASIBLE)
+    if (c->pp < 1 || c->pp > SAX_SIM_MAX_STAGES || c->vpp < 1 || !sax_layer_split_valid(p->model.layers, c) ||
+        sax_layout_build(cl, c, &lay) != SAX_FEASIBLE)
         return SAX_ERR_INPUT;
     stage_t st[SAX_SIM_MAX_STAGES];
     stage_gpus(p, c, &lay, st);
@@ -429,6 +390,28 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
+/* For pl->ends_differ (layer_split embedding-loss under interleaving): the first chunk of the first
+ * stage and the last chunk of the last stage hold k - 1 layers, every other chunk k (docs/cost-model.md
+ * section 7). A stage's layers share its layer time; the output layer and loss stay spread over the
+ * last stage's chunks, as for every split. */
+static void short_end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
+                             sax_pipeline_t *pl)
+{
+    int p = c->pp, v = c->vpp;
+    const double out[3] = {lg->gemm_s + lg->loss_fwd_s, lg->gemm_s + lg->loss_bwd_s, lg->gemm_s};
+    double *per_chunk[3] = {pl->f_s, pl->b_s, pl->w_s};
+    for (int end = 0; end < 2; end++) {
+        int s = end ? p - 1 : 0, n = st[s].layers, k = (n + 1) / v; /* n = v k - 1 */
+        const double total[3] = {st[s].f, st[s].b, st[s].w};
+        double *chunk = end ? pl->tail_s : pl->head_s;
+        for (int i = 0; i < 3; i++) {
+            double extra = end ? out[i] : 0.0, layers_s = total[i] - extra;
+            chunk[i] = layers_s * (k - 1) / n + extra / v;
+            per_chunk[i][s] = layers_s * k / n + extra / v;
+        }
+    }
+}
+
 int64_t sax_degrees_product(const int *degrees, int n, int64_t cap)
 {
     int64_t v = 1; /* stays <= cap <= 2^31 - 1 before each step: the product fits 62 bits */
@@ -678,6 +661,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.b_s[s] = st[s].b / v;
         pl.w_s[s] = st[s].w / v;
     }
+    pl.ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 &&
+                     c->first_stage_layers == 0 && c->last_stage_layers == 0;
+    if (pl.ends_differ)
+        short_end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, &pl);
 
     /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
      * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each

@@ -58,7 +58,10 @@ int sax_status_exit_code(sax_status_t s);
     X(SAX_RECOMPUTE_NONE, "none") X(SAX_RECOMPUTE_SELECTIVE, "selective") X(SAX_RECOMPUTE_FULL, "full")
 #define SAX_DIM_LIST(X)                                                                                      \
     X(SAX_DIM_TP, "tp") X(SAX_DIM_CP, "cp") X(SAX_DIM_EP, "ep") X(SAX_DIM_PP, "pp") X(SAX_DIM_DP, "dp")
-#define SAX_LAYER_SPLIT_LIST(X) X(SAX_LAYER_SPLIT_UNIFORM, "uniform") X(SAX_LAYER_SPLIT_BALANCED, "balanced")
+#define SAX_LAYER_SPLIT_LIST(X)                                                                              \
+    X(SAX_LAYER_SPLIT_UNIFORM, "uniform")                                                                    \
+    X(SAX_LAYER_SPLIT_BALANCED, "balanced")                                                                  \
+    X(SAX_LAYER_SPLIT_EMBEDDING_LOSS, "embedding-loss")
 #define SAX_TRANSPORT_LIST(X)                                                                                \
     X(SAX_TRANSPORT_ROCE, "roce")                                                                            \
     X(SAX_TRANSPORT_ROCE_GBN, "roce-gbn")                                                                    \
@@ -235,6 +238,10 @@ typedef struct {
     sax_dim_t order[SAX_DIM_COUNT]; /* innermost first; dims left out have degree 1, except ep,
                                        which then sits just inside dp (model/layout.c) */
     sax_layer_split_t layer_split;
+    /* Megatron-LM's --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers: the
+     * layers of the first / last stage, the rest split evenly over the middle stages; 0: not set
+     * (layer_split alone decides). Only with layer_split "uniform". */
+    int first_stage_layers, last_stage_layers;
     sax_transport_t transport;
     int connections;     /* transport flows per NCCL connection: queue pairs (NCCL_IB_QPS_PER_CONNECTION) or
                         TCP sockets (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS); config keys
@@ -339,6 +346,13 @@ double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai);
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 
+/* Whether the model's `total` layers split over c->pp stages of c->vpp chunks as the candidate sets
+ * (layer_split, first_stage_layers, last_stage_layers; docs/cost-model.md section 7). */
+bool sax_layer_split_valid(int total, const sax_candidate_t *c);
+/* The layers of each of c->pp stages, for a split that is valid; `peak_flops` (each stage's GPU peak)
+ * is read only by layer_split "balanced". */
+void sax_layer_split_stages(int total, const sax_candidate_t *c, const double *peak_flops, int *layers);
+
 /* The layers each of c->pp pipeline stages holds, as the evaluation splits them (layer_split);
  * SAX_ERR_INPUT when the candidate cannot be laid out on the cluster. */
 sax_status_t sax_model_stage_layers(const sax_problem_t *p, const sax_candidate_t *c, int *layers);
@@ -361,6 +375,11 @@ typedef struct {
      * through the rate or the window; link_s minus the one-way latency): transfers over a boundary
      * in one direction run one after another, in the order their sender issues them. 0: a pure delay */
     double link_busy_s[SAX_SIM_MAX_STAGES];
+    /* ends_differ: the first virtual stage (chunk 0 of stage 0) and the last (chunk v-1 of stage p-1)
+     * take head_s and tail_s (forward, input gradient, weight gradient) instead of their stage's f_s,
+     * b_s, w_s (layer_split embedding-loss under interleaving: one layer short); false: they do not */
+    bool ends_differ;
+    double head_s[3], tail_s[3];
 } sax_pipeline_t;
 
 typedef struct {
@@ -575,6 +594,8 @@ sax_status_t sax_collective_explain(const sax_cluster_t *cl, const sax_candidate
     X(SAX_KEY_ZERO, "zero")                                                                                  \
     X(SAX_KEY_ORDER, "order")                                                                                \
     X(SAX_KEY_LAYER_SPLIT, "layer_split")                                                                    \
+    X(SAX_KEY_FIRST_STAGE_LAYERS, "decoder_first_pipeline_num_layers")                                       \
+    X(SAX_KEY_LAST_STAGE_LAYERS, "decoder_last_pipeline_num_layers")                                         \
     X(SAX_KEY_TRANSPORT, "transport")                                                                        \
     X(SAX_KEY_CONNECTIONS, "connections")                                                                    \
     X(SAX_KEY_CHANNELS, "channels")                                                                          \

@@ -178,6 +178,16 @@ static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s,
     return sc->b_arr[(long)(vs + 1) * m + j];
 }
 
+/* The time of an event of kind `kind` (OP_B: with W unless W is separate) on virtual stage vs: `t`, its
+ * stage's, unless vs is the first or the last virtual stage and the pipeline's ends differ. */
+static double end_time(const sax_pipeline_t *pl, int vs, int kind, bool split_w, double t)
+{
+    if (vs != 0 && vs != pl->stages * pl->chunks - 1)
+        return t;
+    const double *e = vs == 0 ? pl->head_s : pl->tail_s;
+    return kind == OP_F ? e[0] : kind == OP_W ? e[2] : e[1] + (split_w ? 0.0 : e[2]);
+}
+
 /* A transfer over boundary `bnd` issued at t: it waits for the previous one in its direction to
  * leave the channels (*busy_until), holds them link_busy_s, and arrives link_s after its start. */
 static double transfer(const sax_pipeline_t *pl, int bnd, double t, double *busy_until)
@@ -198,7 +208,7 @@ typedef struct {
 static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sax_pipeline_result_t *out,
                 sax_event_t *events, long max_events)
 {
-    const bool split_w = schedules[pl->schedule].split_w;
+    const bool split_w = schedules[pl->schedule].split_w, ends = pl->ends_differ;
     int p = pl->stages, m = pl->micro, per_stage = pl->chunks * m;
     int ptr[SAX_SIM_MAX_STAGES], held[SAX_SIM_MAX_STAGES], w_next[SAX_SIM_MAX_STAGES],
         w_done[SAX_SIM_MAX_STAGES];
@@ -227,7 +237,11 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 bool from_pending = false;
                 if (rn->greedy_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
                     double next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
-                    if (op < 0 || (next >= 0.0 && next - free_at[s] >= pl->w_s[s])) {
+                    double w_s = pl->w_s[s];
+                    if (ends)
+                        w_s = end_time(pl, OP_CHUNK(pending[(long)s * per_stage + w_next[s]]) * p + s, OP_W,
+                                       split_w, w_s);
+                    if (op < 0 || (next >= 0.0 && next - free_at[s] >= w_s)) {
                         op = pending[(long)s * per_stage + w_next[s]++];
                         from_pending = true;
                     }
@@ -242,6 +256,8 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 double dur = kind == OP_F   ? pl->f_s[s]
                              : kind == OP_W ? pl->w_s[s]
                                             : pl->b_s[s] + (split_w ? 0.0 : pl->w_s[s]);
+                if (ends)
+                    dur = end_time(pl, OP_CHUNK(op) * p + s, kind, split_w, dur);
                 double t0 = fmax(free_at[s], ready), t1 = t0 + dur;
                 int vs = OP_CHUNK(op) * p + s, back = (s + p - 1) % p;
                 double send = t1;
@@ -361,7 +377,7 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
 {
     const sax_schedule_desc_t *sd = &schedules[pl->schedule];
     int p = pl->stages;
-    bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p);
+    bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p) && !pl->ends_differ;
     bool free_links = true, no_queue = true;
     for (int s = 0; s < p; s++) {
         free_links = free_links && pl->link_s[s] == 0.0;
@@ -387,6 +403,10 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     key = hash_doubles(key, pl->w_s, p);
     key = hash_doubles(key, pl->link_s, p);
     key = hash_doubles(key, pl->link_busy_s, p);
+    if (pl->ends_differ) {
+        key = hash_doubles(key, pl->head_s, 3);
+        key = hash_doubles(key, pl->tail_s, 3);
+    }
     key |= 1; /* never 0, the empty mark */
     sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
     if (slot->key == key && slot->check == ~key) {

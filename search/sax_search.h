@@ -33,7 +33,8 @@
     X(SAX_SKIP_SCHEDULE, "schedule",                                                                          \
       "vpp > 1 without interleaved; interleaved with vpp < 2, pp < 2 or micro-batches not a multiple of pp; " \
       "dualpipe with an odd pp or fewer micro-batches than pp")                                               \
-    X(SAX_SKIP_LAYERS, "layers", "pp x vpp does not divide the layers (uniform split) or exceeds them")
+    X(SAX_SKIP_LAYERS, "layers",                                                                              \
+      "the layers do not split over pp x vpp as layer_split and decoder_first/last_pipeline_num_layers set")
 
 #define SAX_ENUM_MEMBER3(name, str, msg) name,
 typedef enum { SAX_SKIP_LIST(SAX_ENUM_MEMBER3) SAX_SKIP_COUNT } sax_skip_t;
@@ -50,8 +51,8 @@ extern const char *const sax_search_key_help[SAX_KEY_COUNT];
  * NET: algorithm x compression x NCCL channels and buffers x transport x connections (everything but
  * the network fixed);
  * TRANSPORT: transport x connections (everything but those two fixed). */
-#define SAX_SEARCH_NET_POS 13
-#define SAX_SEARCH_TRANSPORT_POS 19
+#define SAX_SEARCH_NET_POS 15
+#define SAX_SEARCH_TRANSPORT_POS 21
 
 typedef struct sax_search sax_search_t;
 

@@ -113,14 +113,11 @@ static sax_skip_t check_vpp(const sax_search_t *s, int scenario, sax_candidate_t
     return SAX_SKIP_NONE;
 }
 
-/* Uniform: every stage (and chunk) gets the same number of layers. Balanced: at least one layer per
- * chunk, split in proportion to the stages' speed. */
+/* The cost model's rule (sax_layer_split_valid): uniform, balanced, embedding-loss, or Megatron-LM's
+ * first/last stage layers with the rest split evenly over the middle stages. */
 static sax_skip_t check_layer_split(const sax_search_t *s, int scenario, sax_candidate_t *c)
 {
-    int layers = s->problems[scenario].model.layers, chunks = c->pp * c->vpp;
-    if (c->layer_split == SAX_LAYER_SPLIT_UNIFORM ? layers % chunks != 0 : layers < chunks)
-        return SAX_SKIP_LAYERS;
-    return SAX_SKIP_NONE;
+    return sax_layer_split_valid(s->problems[scenario].model.layers, c) ? SAX_SKIP_NONE : SAX_SKIP_LAYERS;
 }
 
 typedef struct {
@@ -145,7 +142,10 @@ static const row_t rows[SAX_KEY_COUNT] = {
     {SAX_KEY_RECOMPUTE, 0, SAX_RECOMPUTE_COUNT - 1, NULL, 0},
     {SAX_KEY_SEQUENCE_PARALLEL, 0, 1, NULL, 0},
     {SAX_KEY_ZERO, 0, 3, NULL, 0},
-    {SAX_KEY_LAYER_SPLIT, 0, SAX_LAYER_SPLIT_COUNT - 1, check_layer_split, K(LAYER_SPLIT) | K(PP) | K(VPP)},
+    {SAX_KEY_FIRST_STAGE_LAYERS, 0, 1 << 20, NULL, 0},
+    {SAX_KEY_LAST_STAGE_LAYERS, 0, 1 << 20, NULL, 0},
+    {SAX_KEY_LAYER_SPLIT, 0, SAX_LAYER_SPLIT_COUNT - 1, check_layer_split,
+     K(LAYER_SPLIT) | K(PP) | K(VPP) | K(FIRST_STAGE_LAYERS) | K(LAST_STAGE_LAYERS)},
     /* An order needs no check: dimensions it leaves out go outermost (the cost model's rule). */
     {SAX_KEY_ORDER, 0, SAX_SPACE_MAX_VALUES - 1, NULL, 0},
     {SAX_KEY_ALGORITHM, 0, SAX_ALGORITHM_COUNT - 1, NULL, 0},
@@ -159,19 +159,31 @@ static const row_t rows[SAX_KEY_COUNT] = {
     {SAX_KEY_CONNECTIONS, 1, 1 << 20, NULL, 0},
 };
 #undef K
-enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 11 /* layer_split */ };
+enum { ROW_COUNT = SAX_KEY_COUNT, DEEPEST_CHECK = 13 /* layer_split */ };
 
 const sax_key_t sax_search_radix_order[SAX_KEY_COUNT] = {
-    SAX_KEY_TP,           SAX_KEY_CP,
-    SAX_KEY_PP,           SAX_KEY_DP,
-    SAX_KEY_EP,           SAX_KEY_MICRO_BATCH,
-    SAX_KEY_SCHEDULE,     SAX_KEY_VPP,
-    SAX_KEY_RECOMPUTE,    SAX_KEY_SEQUENCE_PARALLEL,
-    SAX_KEY_ZERO,         SAX_KEY_LAYER_SPLIT,
-    SAX_KEY_ORDER,        SAX_KEY_ALGORITHM,
-    SAX_KEY_COMPRESSION,  SAX_KEY_CHANNELS,
-    SAX_KEY_BUFFER_SIZE,  SAX_KEY_P2P_CHUNK_SIZE,
-    SAX_KEY_P2P_CHANNELS, SAX_KEY_TRANSPORT,
+    SAX_KEY_TP,
+    SAX_KEY_CP,
+    SAX_KEY_PP,
+    SAX_KEY_DP,
+    SAX_KEY_EP,
+    SAX_KEY_MICRO_BATCH,
+    SAX_KEY_SCHEDULE,
+    SAX_KEY_VPP,
+    SAX_KEY_RECOMPUTE,
+    SAX_KEY_SEQUENCE_PARALLEL,
+    SAX_KEY_ZERO,
+    SAX_KEY_FIRST_STAGE_LAYERS,
+    SAX_KEY_LAST_STAGE_LAYERS,
+    SAX_KEY_LAYER_SPLIT,
+    SAX_KEY_ORDER,
+    SAX_KEY_ALGORITHM,
+    SAX_KEY_COMPRESSION,
+    SAX_KEY_CHANNELS,
+    SAX_KEY_BUFFER_SIZE,
+    SAX_KEY_P2P_CHUNK_SIZE,
+    SAX_KEY_P2P_CHANNELS,
+    SAX_KEY_TRANSPORT,
     SAX_KEY_CONNECTIONS,
 };
 
@@ -188,7 +200,10 @@ const char *const sax_search_key_help[SAX_KEY_COUNT] = {
     [SAX_KEY_SEQUENCE_PARALLEL] = "Megatron sequence parallelism with TP",
     [SAX_KEY_ZERO] = "ZeRO stage (3 = FSDP)",
     [SAX_KEY_ORDER] = "placement: parallel dimensions innermost first",
-    [SAX_KEY_LAYER_SPLIT] = "layers per stage: uniform or balanced by GPU speed",
+    [SAX_KEY_LAYER_SPLIT] =
+        "layers per stage: uniform, balanced by GPU speed, or embedding-loss (Megatron's)",
+    [SAX_KEY_FIRST_STAGE_LAYERS] = "layers of the first stage (0: as layer_split; Megatron's flag)",
+    [SAX_KEY_LAST_STAGE_LAYERS] = "layers of the last stage (0: as layer_split; Megatron's flag)",
     [SAX_KEY_TRANSPORT] = "transport over site links",
     [SAX_KEY_CONNECTIONS] = "transport flows per NCCL connection (NCCL_IB_QPS_PER_CONNECTION)",
     [SAX_KEY_CHANNELS] = "NCCL channels per collective (NCCL_MIN/MAX_NCHANNELS; auto: NCCL's)",

@@ -85,7 +85,19 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
 
     /* the layers of each stage: equal, first/last different, or a layout string */
     int layers[SAX_SIM_MAX_STAGES];
-    if (c->pp > 1 && sax_model_stage_layers(p, c, layers) == SAX_OK) {
+    if (c->pp > 1 && (c->first_stage_layers > 0 || c->last_stage_layers > 0)) { /* Megatron's own flags */
+        if (c->first_stage_layers > 0)
+            ARG(j, "--decoder-first-pipeline-num-layers %d", c->first_stage_layers);
+        if (c->last_stage_layers > 0)
+            ARG(j, "--decoder-last-pipeline-num-layers %d", c->last_stage_layers);
+        if (c->vpp > 1)
+            ARG(j, "--num-virtual-stages-per-pipeline-rank %d", c->vpp);
+    } else if (c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS) {
+        ARG(j, "--account-for-embedding-in-pipeline-split");
+        ARG(j, "--account-for-loss-in-pipeline-split");
+        if (c->vpp > 1)
+            ARG(j, "--num-virtual-stages-per-pipeline-rank %d", c->vpp);
+    } else if (c->pp > 1 && sax_model_stage_layers(p, c, layers) == SAX_OK) {
         bool middle_equal = true, all_equal = true;
         for (int s = 1; s < c->pp; s++)
             all_equal = all_equal && layers[s] == layers[0];

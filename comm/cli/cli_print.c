@@ -14,7 +14,12 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
         sax_recompute_names[c->recompute], c->sequence_parallel ? "true" : "false", c->zero);
     for (int i = 0; i < c->n_order; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", sax_dim_names[c->order[i]]);
-    fprintf(f, "], \"layer_split\": \"%s\"}", sax_layer_split_names[c->layer_split]);
+    fprintf(f, "], \"layer_split\": \"%s\"", sax_layer_split_names[c->layer_split]);
+    if (c->first_stage_layers > 0) /* only when set: Megatron-LM's flags */
+        fprintf(f, ", \"decoder_first_pipeline_num_layers\": %d", c->first_stage_layers);
+    if (c->last_stage_layers > 0)
+        fprintf(f, ", \"decoder_last_pipeline_num_layers\": %d", c->last_stage_layers);
+    fputc('}', f);
 }
 
 void cli_print_network_json(FILE *f, const sax_candidate_t *c)

@@ -310,6 +310,29 @@ static int64_t total_gpus(const sax_cluster_t *c)
     return n;
 }
 
+/* Megatron-LM's first/last stage layers, written in a file without a space: a split Megatron-LM refuses is
+ * the file's error (in a sweep, the candidates it does not fit are skipped). */
+static sax_status_t check_fixed_split(cf_ctx_t *ctx, const cf_fixed_t *fixed, const sax_model_desc_t *m,
+                                      const sax_candidate_t *c)
+{
+    const uint32_t first = 1u << SAX_KEY_FIRST_STAGE_LAYERS, last = 1u << SAX_KEY_LAST_STAGE_LAYERS;
+    if (!(fixed->given & (first | last)) || (c->first_stage_layers == 0 && c->last_stage_layers == 0) ||
+        sax_layer_split_valid(m->layers, c))
+        return SAX_OK;
+    size_t mark = cf_push_key(ctx, "parallelism");
+    cf_push_key(ctx, fixed->given & first ? "decoder_first_pipeline_num_layers"
+                                          : "decoder_last_pipeline_num_layers");
+    sax_status_t st =
+        cf_fail(ctx,
+                "expected a split Megatron-LM runs (layer_split \"uniform\", pp >= 2, first + last <= the %d "
+                "layers, the rest divided evenly over the stages not set, every stage's layers a multiple of "
+                "vpp = %d), found first %d, last %d on %d stages with layer_split \"%s\"",
+                m->layers, c->vpp, c->first_stage_layers, c->last_stage_layers, c->pp,
+                sax_layer_split_names[c->layer_split]);
+    cf_pop(ctx, mark);
+    return st;
+}
+
 /* dp "auto" and the default order of the one candidate `sax eval` evaluates. */
 static sax_status_t resolve_candidate(cf_ctx_t *ctx, const cf_fixed_t *fixed, const sax_cluster_t *cl,
                                       sax_candidate_t *c)
@@ -432,6 +455,9 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
     cfg->has_candidate = par != NULL;
     if (cfg->has_candidate &&
         (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
+        goto fail;
+    if (space == NULL &&
+        (st = check_fixed_split(&ctx, fixed, &cfg->problem.model, &cfg->candidate)) != SAX_OK)
         goto fail;
     if (!cfg->has_candidate)
         cfg->candidate = fixed->fixed; /* the `network` section's settings (sax collective), defaults else */

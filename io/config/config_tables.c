@@ -319,7 +319,17 @@ static const cf_field_t parallelism_fields[] = {
          "out of dp, may be left out: it then sits just inside dp"},
     ENUM_F(sax_candidate_t, layer_split, "layer_split", sax_layer_split_names, SAX_LAYER_SPLIT_COUNT,
            CF_DEFAULT, SAX_LAYER_SPLIT_UNIFORM,
-           "`uniform`: equal layers per stage; `balanced`: layers in proportion to each stage's GPU speed"),
+           "`uniform`: equal layers per stage; `balanced`: layers in proportion to each stage's GPU speed; "
+           "`embedding-loss`: Megatron-LM's --account-for-embedding-in-pipeline-split and "
+           "--account-for-loss-in-pipeline-split: the embedding and the loss count as a layer each, the "
+           "layers + 2 split evenly, so the first and the last stage hold one layer fewer"),
+    INT_F(sax_candidate_t, first_stage_layers, "decoder_first_pipeline_num_layers", 0, CF_DEFAULT, 0,
+          "Megatron-LM's --decoder-first-pipeline-num-layers: the layers of the first stage, the rest split "
+          "evenly over the stages not set (each stage's layers a multiple of vpp); 0: not set. Only with "
+          "layer_split `uniform`"),
+    INT_F(sax_candidate_t, last_stage_layers, "decoder_last_pipeline_num_layers", 0, CF_DEFAULT, 0,
+          "Megatron-LM's --decoder-last-pipeline-num-layers: the layers of the last stage, as "
+          "decoder_first_pipeline_num_layers; 0: not set"),
 };
 const cf_section_t cf_parallelism_section = {
     "parallelism", "How the job is split across GPUs (one candidate; `sax eval` evaluates it).",

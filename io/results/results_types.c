@@ -180,6 +180,8 @@ static const char *const key_descriptions[SAX_KEY_COUNT] = {
     [SAX_KEY_ZERO] = "ZeRO stage (3 = FSDP)",
     [SAX_KEY_ORDER] = "placement: parallel dimensions innermost first",
     [SAX_KEY_LAYER_SPLIT] = "layer split between stages",
+    [SAX_KEY_FIRST_STAGE_LAYERS] = "layers of the first pipeline stage (0: as layer_split)",
+    [SAX_KEY_LAST_STAGE_LAYERS] = "layers of the last pipeline stage (0: as layer_split)",
     [SAX_KEY_TRANSPORT] = "transport of the site links",
     [SAX_KEY_CONNECTIONS] = "transport flows per NCCL connection (queue pairs or TCP sockets)",
     [SAX_KEY_CHANNELS] = "NCCL channels per collective (0: NCCL's choice)",

@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover
     sys.exit(77)
 
 KEYS = ["tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "schedule", "recompute", "sequence_parallel", "zero",
-        "order", "layer_split", "transport", "connections", "channels", "buffer_size", "p2p_chunk_size",
+        "order", "layer_split", "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers", "transport", "connections", "channels", "buffer_size", "p2p_chunk_size",
         "p2p_channels", "algorithm", "compression"]
 NAMED = {"schedule", "recompute", "sequence_parallel", "order", "layer_split", "transport", "algorithm",
          "compression"}

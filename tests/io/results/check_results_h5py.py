@@ -18,7 +18,8 @@ except ImportError as exc:  # pragma: no cover
     sys.exit(77)
 
 KEYS = ["tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "schedule", "recompute",
-        "sequence_parallel", "zero", "order", "layer_split", "transport", "connections",
+        "sequence_parallel", "zero", "order", "layer_split",
+        "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers", "transport", "connections",
         "channels", "buffer_size", "p2p_chunk_size", "p2p_channels", "algorithm", "compression"]
 ROOT_ATTRS = ["sax_format", "sax_format_version", "sax_version", "git_revision", "config_json",
               "command_line", "ranks", "hosts", "start_time", "end_time", "start_unix_s",
@@ -91,7 +92,7 @@ def main(path, doc_path):
     check(set(enum_of(rows, "transport")) == {"roce", "roce-gbn", "roce-sr", "tcp"}, "transport enum")
     check(set(enum_of(rows, "algorithm")) == {"ring", "tree", "hierarchical"}, "algorithm enum")
     check(set(enum_of(rows, "compression")) == {"none", "bf16", "fp8"}, "compression enum")
-    check(set(enum_of(rows, "layer_split")) == {"uniform", "balanced"}, "layer_split enum")
+    check(set(enum_of(rows, "layer_split")) == {"uniform", "balanced", "embedding-loss"}, "layer_split enum")
     check(enum_of(rows, "order") == {"other": -1, "tp-cp-pp-dp": 0, "tp-cp-dp-pp": 1}, "order enum")
     check("memory" in enum_of(rows, "reason") and enum_of(rows, "reason")["none"] == 0, "reason enum")
     check(rows.dtype.fields["feasible"][0] == np.dtype(bool), "feasible reads as numpy bool")
