@@ -9,6 +9,7 @@
 #include "cli_output.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,9 @@ sax_status_t sax_cli_check_output(const char *out, const char *const *inputs, sa
 {
     struct stat name, o;
     if (out == NULL || lstat(out, &name) != 0)
-        return SAX_OK;        /* a new name (or one the writer will report it cannot create) */
-    if (stat(out, &o) == 0) { /* what the name leads to, through links */
+        return SAX_OK;                /* a new name (or one the writer will report it cannot create) */
+    bool exists = stat(out, &o) == 0; /* what the name leads to, through links */
+    if (exists) {
         if (!S_ISREG(o.st_mode))
             return sax_error_set(
                 err, SAX_ERR_INPUT,
@@ -66,7 +68,7 @@ sax_status_t sax_cli_check_output(const char *out, const char *const *inputs, sa
                              "symbolic link (to %s%s): sax replaces an output by renaming a new file over "
                              "its name, which would replace the link, not write through it; name the "
                              "target itself, or remove the link",
-                             out, to, stat(out, &o) == 0 ? "" : ", which does not exist");
+                             out, to, exists ? "" : ", which does not exist");
     }
     return SAX_OK;
 }
