@@ -390,6 +390,16 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
 }
 
+/* Boundary s's transfers per second in the steady state, each way: its chunks per micro-batch (v,
+ * v - 1 on the interleaved wrap-around) over the slower neighbour's compute of one micro-batch (the
+ * demand it puts on the links it crosses, docs/cost-model.md section 9). */
+static double transfer_rate(const sax_candidate_t *c, const stage_t *st, int s)
+{
+    int pp = c->pp, v = c->vpp;
+    const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
+    return (s == pp - 1 ? v - 1 : v) / sax_max(st[s].comp, nb->comp);
+}
+
 /* For pl->ends_differ (layer_split embedding-loss under interleaving): the first chunk of the first
  * stage and the last chunk of the last stage hold k - 1 layers, every other chunk k (docs/cost-model.md
  * section 7). A stage's layers share its layer time; the output layer and loss stay spread over the
@@ -776,8 +786,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 } else if (rest_from < 0) {
                     rest_from = s;
                 }
-                const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
-                double k = crossings / ((double)m * sax_max(st[s].comp, nb->comp));
+                double k = transfer_rate(c, st, s);
                 demand_add(bg, &one, k, false, cl->n_links);
                 demand_add(bg, &one, k, true, cl->n_links);
                 busy_links = true;
@@ -799,8 +808,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 continue;
             bytes = (const double(*)[2])more.link_bytes;
         }
-        const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
-        double k = (double)m * (s == pp - 1 ? v - 1 : v) / ((double)m * sax_max(st[s].comp, nb->comp));
+        double k = transfer_rate(c, st, s);
         double others[SAX_MAX_LINKS][2];
         for (int l = 0; l < cl->n_links; l++) {
             double own = k * (bytes[l][0] + bytes[l][1]);
