@@ -46,10 +46,11 @@ int sax_p2p_channels(const sax_cluster_t *cl, const sax_candidate_t *c)
     if (c->p2p_channels > 0)
         return c->p2p_channels;
     /* NCCL (src/graph/paths.cc): at least one channel per NIC, one per NCCL_P2P_PER_CHANNEL_NET_BW =
-     * 14 GB/s of the NIC's line rate */
+     * 14 GB/s of the NIC's line rate, at most MAXCHANNELS (32); bounded before the conversion, as a
+     * NIC may be given any bandwidth */
     double nic = cl->n_tiers > 0 ? cl->tiers[0].bw_Bps : cl->scale_up.bw_Bps;
-    int ch = (int)ceil(nic / 14e9);
-    return ch < 1 ? 1 : ch;
+    double ch = ceil(nic / 14e9);
+    return ch < 1.0 ? 1 : ch > 32.0 ? 32 : (int)ch;
 }
 
 static double nic_Bps(const sax_cluster_t *cl)

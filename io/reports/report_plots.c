@@ -546,7 +546,8 @@ sax_status_t sax_plot_scenarios(FILE *f, const sax_results_data_t *d, int var, s
             snprintf(names[nl], sizeof names[nl], "best of all placements");
         else
             sax_key_value_name(&d->space, SAX_KEY_ORDER, p, names[nl], sizeof names[nl]);
-        leg[nl++] = (sax_svg_legend_t){names[nl - 1], color, overall ? -1 : (int)m, overall};
+        leg[nl] = (sax_svg_legend_t){names[nl], color, overall ? -1 : (int)m, overall};
+        nl++;
         /* lines break where a placement has no feasible candidate */
         for (int pass = 0; pass < 2; pass++) {
             const sax_svg_t *panel = pass == 0 ? &top : &bottom;

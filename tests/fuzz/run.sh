@@ -11,7 +11,9 @@
 # interesting inputs accumulate in BUILD_DIR/corpus-<name>. A crash leaves BUILD_DIR/crash-<name>-*:
 # add it to tests/fuzz/corpus/<name>/ (and, for a configuration, to tests/data/bad with a line in
 # expected.txt) and fix the bug. Exits 77 (CTest: skipped) when clang or its libFuzzer is missing.
-# SAX_JOBS caps the build parallelism (default 2).
+# SAX_JOBS caps the build parallelism (default 2). SAX_FUZZ_SEED fixes libFuzzer's seed (the CTest fuzz
+# tests set it, so that CI explores the same inputs on every run and a finding is reproducible); unset,
+# every run draws a new one.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -79,7 +81,9 @@ run() { # NAME SECONDS BUILD_DIR
     mkdir -p "$dir/corpus-$name"
     echo "fuzz_$name for $seconds s (seeds: ${seeds[*]})"
     # leaks are findings too (libFuzzer's default); a slow input (>10 s) or >2 GB is one as well
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 -error_exitcode=70 -timeout_exitcode=71 \
+    local seed=()
+    [[ -n ${SAX_FUZZ_SEED:-} ]] && seed=(-seed="$SAX_FUZZ_SEED")
+    "$bin" "${seed[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 -error_exitcode=70 -timeout_exitcode=71 \
         -artifact_prefix="$dir/crash-$name-" "${dict[@]}" "$dir/corpus-$name" "${seeds[@]}" 2>&1 |
         grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse)' | tail -60
     local status=${PIPESTATUS[0]}

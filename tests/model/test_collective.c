@@ -198,6 +198,26 @@ static void test_p2p_window(void **state)
     within(one, 4.0 * t, 0.02);
 }
 
+/* NCCL's automatic point-to-point channels (paths.cc): one per 14 GB/s of NIC line rate, at least 1,
+ * at most MAXCHANNELS = 32. 50 GB/s: ceil(3.57) = 4; 1 GB/s: 1; 5e19 B/s (a fuzzer's input, once an int
+ * overflow): 32; set by the user: as set. */
+static void test_p2p_channel_count(void **state)
+{
+    (void)state;
+    sax_cluster_t cl;
+    cluster(&cl, 2, 8, 1e12, 1e-3);
+    sax_candidate_t c = nccl(0);
+    assert_int_equal(sax_p2p_channels(&cl, &c), 4);
+    cl.tiers[0].bw_Bps = 1e9;
+    assert_int_equal(sax_p2p_channels(&cl, &c), 1);
+    cl.tiers[0].bw_Bps = 5e19;
+    assert_int_equal(sax_p2p_channels(&cl, &c), 32);
+    cl.tiers[0].bw_Bps = INFINITY;
+    assert_int_equal(sax_p2p_channels(&cl, &c), 32);
+    c.p2p_channels = 3;
+    assert_int_equal(sax_p2p_channels(&cl, &c), 3);
+}
+
 /* NCCL's tree (nNodes nodes of ppn GPUs): latency 2 x ((ppn - 1) x intraLat + log2(nNodes) x interLat)
  * in its tuning model. 8 nodes of 8 GPUs, 8 B: 2 x (7 x 3 us + 3 x 10 us) = 102 us. */
 static void test_tree_latency_matches_nccl_formula(void **state)
@@ -396,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_cross_site_bytes),
         cmocka_unit_test(test_all_to_all_two_domains),
         cmocka_unit_test(test_p2p_window),
+        cmocka_unit_test(test_p2p_channel_count),
         cmocka_unit_test(test_tree_latency_matches_nccl_formula),
         cmocka_unit_test(test_hierarchical_factors_multiply_to_n),
         cmocka_unit_test(test_group_that_does_not_nest),
