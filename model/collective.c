@@ -130,6 +130,8 @@ typedef struct {
                         over NVLink (0 when it goes on over the network) */
     int prev;        /* the class of the hop just before an edge of this class in the ring */
     double run;      /* edges of this class in a row (inside one unit of the level above) */
+    bool coupled;    /* its receiver forwards over the next class, a slow edge (a lone member between
+                        two site links): its credits come back at that edge's pace */
     int level;       /* the level the edges cross (the site level: a hop between sites) */
     int from_site;   /* a hop between sites: the site it leaves */
 } edge_class_t;
@@ -277,8 +279,10 @@ static void ring_geometry(const sax_cluster_t *cl, const sax_candidate_t *c, con
     }
     /* a site holding one member (the last, in a group that does not nest in the sites): the hop
      * leaving it follows the hop into it */
-    if (g->uneven && g->sites > 1 && g->few[site_level] == 1)
+    if (g->uneven && g->sites > 1 && g->few[site_level] == 1) {
         r->cls[r->n_cls - 1].prev = r->n_cls - 2;
+        r->cls[r->n_cls - 2].coupled = true;
+    }
 }
 
 /* A ring's work per channel: `loops` full loops and maybe one partial loop, each of `sends` slice
@@ -295,13 +299,30 @@ typedef struct {
  * baseline x86-64; this runs some hundred times per ring timed) */
 static inline double whole(double x) { return (double)(int64_t)x; }
 
+/* How sends go over an edge: s per slice, a slot's credit back `credit` after its send started, and
+ * for an edge into a member that forwards over a slow edge of its own (a lone member between two site
+ * links), `pair` (0 otherwise): that member frees the slot it read only when its own send has a slot,
+ * so the credits come back one pair of sends (one step) per half the slower round trip, not four
+ * sends per round trip. */
+typedef struct {
+    double s, credit, pair;
+} pace_t;
+
 /* Start of the j-th send after a first one at 0 over an edge: one after the other (s each), and a slice
  * only once the slice four sends back has its credit back, `credit` after that one started (NCCL's 4
- * slices in flight per connection): sends go in groups of four, max(4 s, credit) apart. */
-static double send_start(double j, double s, double credit)
+ * slices in flight per connection): sends go in groups of four, max(4 s, credit) apart. Paced by
+ * pairs, the k-th pair (k = j / 2) starts no sooner than (k - 1) x pair + credit / 2 when the first
+ * four went with credits in hand (`fresh`, the start of the collective), else k x pair. */
+SAX_INLINE double send_start(double j, pace_t p, bool fresh)
 {
     double q = whole(j * 0.25);
-    return q * sax_max(4.0 * s, credit) + (j - 4.0 * q) * s;
+    double t = q * sax_max(4.0 * p.s, p.credit) + (j - 4.0 * q) * p.s;
+    if (p.pair > 0.0) {
+        double k = whole(j * 0.5),
+               by_pair = fresh ? (k >= 2.0 ? (k - 1.0) * p.pair + 0.5 * p.credit : 0.0) : k * p.pair;
+        t = sax_max(t, by_pair + (j - 2.0 * k) * p.s);
+    }
+    return t;
 }
 
 /* The same for a connection with `slots` slots of one chunk each (trees, point-to-point): start of the
@@ -316,26 +337,34 @@ static double chunks_start(double k, double s, double lat, double slots)
 
 /* From the start of a send to the end of the d0-th send from it, then of d1 more (the partial loop's,
  * smaller), whose first waits for the credit of the fourth send back. */
-static double sends_cost(double d0, double s0, double c0, double d1, double s1, double c1)
+SAX_INLINE double sends_cost(double d0, pace_t p0, bool fresh, double d1, pace_t p1)
 {
-    double end0 = send_start(d0 - 1.0, s0, c0) + s0;
+    double end0 = send_start(d0 - 1.0, p0, fresh) + p0.s;
     if (d1 <= 0.0)
         return end0;
-    double next = d0 >= 4.0 ? sax_max(end0, send_start(d0 - 4.0, s0, c0) + c0) : end0;
-    return next + send_start(d1 - 1.0, s1, c1) + s1;
+    double next = d0 >= 4.0 ? sax_max(end0, send_start(d0 - 4.0, p0, fresh) + p0.credit) : end0;
+    if (p0.pair > 0.0)
+        next = sax_max(next, send_start(d0, p0, fresh));
+    return next + send_start(d1 - 1.0, p1, false) + p1.s;
 }
 
 /* When edge class e's last slice arrives: the latest over its sends i of (when send i's data is ready
  * + the cost of sends i .. last), the data of step o of a loop being ready the loop's start + o chain
  * steps after. The terms are linear in i apart from period-4 wiggles, so the first and last four
  * sends of the first and last full loops and of the partial loop hold the maximum. */
-static double edge_arrival(const ring_t *r, const edge_class_t *e, const ring_work_t *w)
+SAX_INLINE double arrival(const ring_t *r, const edge_class_t *e, const ring_work_t *w, bool coupled)
 {
     const edge_class_t *before = &r->cls[e->prev];
-    double s[2], credit[2], n[2];
+    pace_t pace[2];
+    double n[2];
     for (int p = 0; p < 2; p++) {
-        s[p] = w->slice[p] / e->rate_Bps;
-        credit[p] = s[p] + 2.0 * e->lat_s + w->slice[p] * e->rx_s;
+        double s = w->slice[p] / e->rate_Bps;
+        pace[p] = (pace_t){s, s + 2.0 * e->lat_s + w->slice[p] * e->rx_s, 0.0};
+        if (coupled) {
+            const edge_class_t *out = e + 1;
+            double s_out = w->slice[p] / out->rate_Bps;
+            pace[p].pair = 0.5 * sax_max(pace[p].credit, s_out + 2.0 * out->lat_s + w->slice[p] * out->rx_s);
+        }
         n[p] = w->loops[p] * w->sends;
     }
     double best = 0.0, before_lat = before->lat_s;
@@ -352,13 +381,20 @@ static double edge_arrival(const ring_t *r, const edge_class_t *e, const ring_wo
                 double i = loop * w->sends + in_loop; /* send index within the segment */
                 double op = whole(in_loop * 0.5);
                 double ready = start + (op >= 1.0 ? (op - 1.0) * w->hop[p] + before_lat + before_s : 0.0);
-                double cost = p == 0 ? sends_cost(n[0] - i, s[0], credit[0], n[1], s[1], credit[1])
-                                     : sends_cost(n[1] - i, s[1], credit[1], 0.0, s[1], credit[1]);
+                bool fresh = i < 4.0 && (p == 0 || w->loops[0] <= 0.0);
+                double cost = p == 0 ? sends_cost(n[0] - i, pace[0], fresh, n[1], pace[1])
+                                     : sends_cost(n[1] - i, pace[1], fresh, 0.0, pace[1]);
                 best = sax_max(best, ready + cost);
             }
         }
     }
     return best + e->lat_s;
+}
+
+/* (two copies of arrival, the common one without the pairs' pacing: this runs for every ring timed) */
+static double edge_arrival(const ring_t *r, const edge_class_t *e, const ring_work_t *w)
+{
+    return e->coupled ? arrival(r, e, w, true) : arrival(r, e, w, false);
 }
 
 /* One channel's ring time on `bytes` per member, as the longer of two paths through NCCL's steps
@@ -425,7 +461,8 @@ static double ring_time(const ring_t *r, sax_coll_op_t op, double bytes, double 
         bool seen = false; /* alike classes (hops between sites alike) arrive alike */
         for (int j = 0; j < i && !seen; j++)
             seen = r->cls[j].rate_Bps == r->cls[i].rate_Bps && r->cls[j].lat_s == r->cls[i].lat_s &&
-                   r->cls[j].rx_s == r->cls[i].rx_s && r->cls[j].prev == r->cls[i].prev;
+                   r->cls[j].rx_s == r->cls[i].rx_s && r->cls[j].prev == r->cls[i].prev &&
+                   r->cls[j].coupled == r->cls[i].coupled;
         if (!seen)
             t = sax_max(t, edge_arrival(r, &r->cls[i], &w));
     }
@@ -1232,18 +1269,31 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
                 (ph_op[j] == SAX_OP_ALL_REDUCE) == (ph_op[i] == SAX_OP_ALL_REDUCE))
                 same[i] = j;
     }
-    /* the pieces of k = 64 first: a phase never takes less on a larger piece, so no k' >= k beats
-     * sum + (k - 1) x worst of them, and the search stops there (exactly) */
-    double t_ph[2 * SAX_MAX_LEVELS], sum64 = 0.0, worst64 = 0.0;
+    /* The pieces of k = 64 first, then k = 32, 16, ..., 1. A phase never takes less on a larger piece
+     * than on the last smaller one timed, nor less than its bytes over its slowest edges (ring_time's
+     * chain carries every slice of a loop over each edge): a k whose bound by both cannot beat the best
+     * so far is not timed. The minimum is exact; the bounds only skip what cannot be it. */
+    double t_ph[2 * SAX_MAX_LEVELS], per_byte[2 * SAX_MAX_LEVELS];
     for (int i = 0; i < n_ph; i++) {
-        double t = t_ph[i] =
-            same[i] < i ? t_ph[same[i]] : ring_time(&rings[ph[i]], ph_op[i], b_p[i] / 64, buffer);
-        sum64 += t;
-        worst64 = sax_max(worst64, t);
+        const ring_t *r = &rings[ph[i]];
+        double slowest = INFINITY;
+        for (int j = 0; j < r->n_cls; j++)
+            slowest = sax_min(slowest, r->cls[j].rate_Bps);
+        double steps = ph_op[i] == SAX_OP_ALL_REDUCE ? 2.0 * (r->n - 1) : r->n - 1.0;
+        per_byte[i] = steps / (r->ch * (double)r->n * slowest) * (1.0 - 1e-9);
     }
-    best = sum64 + 63.0 * worst64;
-    for (int k = 1; k < 64 && sum64 + (k - 1) * worst64 < best; k *= 2) {
+    for (int k = 64; k >= 1; k /= 2) {
         double sum = 0.0, worst = 0.0;
+        if (k < 64) {
+            for (int i = 0; i < n_ph; i++) {
+                double t = sax_max(t_ph[i], per_byte[i] * b_p[i] / k);
+                sum += t;
+                worst = sax_max(worst, t);
+            }
+            if (sum + (k - 1) * worst >= best)
+                continue;
+            sum = worst = 0.0;
+        }
         for (int i = 0; i < n_ph; i++) {
             double t = t_ph[i] =
                 same[i] < i ? t_ph[same[i]] : ring_time(&rings[ph[i]], ph_op[i], b_p[i] / k, buffer);

@@ -121,6 +121,46 @@ typedef struct {
     sax_traffic_t tr_tp, tr_cp, tr_ep; /* what each of those puts on site links */
 } layer_comm_t;
 
+/* sax_layout_build, or the scratch's copy of the layout when the last one built had the same inputs
+ * (`own` holds it without a scratch). */
+static const sax_layout_t *layout_of(sax_scratch_t *sc, const sax_cluster_t *cl, const sax_candidate_t *c,
+                                     sax_layout_t *own, sax_infeasible_t *why)
+{
+    if (sc == NULL) {
+        *why = sax_layout_build(cl, c, own);
+        return own;
+    }
+    sax_layout_key_t k;
+    memset(&k, 0, sizeof k);
+    k.tp = c->tp;
+    k.pp = c->pp;
+    k.dp = c->dp;
+    k.cp = c->cp;
+    k.ep = c->ep;
+    k.n_order = c->n_order;
+    for (int i = 0; i < c->n_order; i++)
+        k.order[i] = (int32_t)c->order[i];
+    k.scale_up = cl->scale_up.size;
+    k.n_tiers = cl->n_tiers;
+    for (int t = 0; t < cl->n_tiers; t++)
+        k.tier_gpus[t] = cl->tiers[t].gpus;
+    k.n_sites = cl->n_sites;
+    for (int s = 0; s < cl->n_sites; s++)
+        k.site_gpus[s] = cl->sites[s].gpus;
+    k.n_links = cl->n_links;
+    for (int l = 0; l < cl->n_links; l++) {
+        k.link_ends[l] = cl->links[l].a * SAX_MAX_SITES + cl->links[l].b;
+        k.link_latency_s[l] = cl->links[l].latency_s;
+    }
+    if (!sc->lay_valid || memcmp(&k, &sc->lay_key, sizeof k) != 0) {
+        sc->lay_key = k;
+        sc->lay_why = sax_layout_build(cl, c, &sc->lay);
+        sc->lay_valid = true;
+    }
+    *why = sc->lay_why;
+    return &sc->lay;
+}
+
 /* Word-wise hash: FNV-1a's step over 64-bit words (one multiply a word), avalanched once at the end by
  * memo_slot. */
 static uint64_t mix_word(uint64_t h, uint64_t w) { return (h ^ w) * 0x100000001b3ull; }
@@ -500,8 +540,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     sax_infeasible_t why = check_divisibility(p, c);
     if (why != SAX_FEASIBLE)
         return infeasible(r, why);
-    sax_layout_t lay;
-    why = sax_layout_build(cl, c, &lay);
+    sax_layout_t lay_own;
+    const sax_layout_t *lay = layout_of(scratch, cl, c, &lay_own, &why);
     if (why != SAX_FEASIBLE)
         return infeasible(r, why);
 
@@ -513,14 +553,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     if (c->transport == SAX_TRANSPORT_ROCE) {
         uint32_t crossed = 0, refused = 0; /* links the job's traffic crosses */
         for (int d = 0; d <= SAX_DIM_COUNT; d++) {
-            const sax_group_t *g = &lay.dim[d];
+            const sax_group_t *g = &lay->dim[d];
             if (d != SAX_DIM_PP && g->n > 1 && g->sites > 1)
                 for (int l = 0; l < cl->n_links; l++)
                     crossed |= (uint32_t)(g->link_hops[l][0] + g->link_hops[l][1] > 0) << l;
         }
         for (int st = 0; st + 1 < pp; st++) { /* a pipeline crosses its stage boundaries, no wrap */
             int a, b, links[SAX_MAX_LINKS], dirs[SAX_MAX_LINKS];
-            sax_layout_stage_level(cl, &lay, st, &a, &b);
+            sax_layout_stage_level(cl, lay, st, &a, &b);
             for (int h = a != b ? sax_site_route(cl, a, b, links, dirs) : 0; h > 0; h--)
                 crossed |= 1u << links[h - 1];
         }
@@ -545,12 +585,12 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     gpu_costs_t cache[SAX_MAX_SITES + 1];
     int n_cache = 0;
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
-    lcm.tp_ar = collective(&memo, cl, c, &lay, SAX_DIM_TP, SAX_OP_ALL_REDUCE, g0->dense.tp_bytes,
+    lcm.tp_ar = collective(&memo, cl, c, lay, SAX_DIM_TP, SAX_OP_ALL_REDUCE, g0->dense.tp_bytes,
                            SAX_ACT_BYTES, &lcm.tr_tp);
-    lcm.cp_pass = collective(&memo, cl, c, &lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
+    lcm.cp_pass = collective(&memo, cl, c, lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
                              SAX_ACT_BYTES, &lcm.tr_cp);
     if (md->experts > 0)
-        lcm.ep_a2a = collective(&memo, cl, c, &lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
+        lcm.ep_a2a = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
                                 SAX_ACT_BYTES, &lcm.tr_ep);
 
     /* stages */
@@ -560,7 +600,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     pl.stages = pp;
     pl.chunks = v;
     pl.micro = (int)m;
-    stage_gpus(p, c, &lay, st);
+    stage_gpus(p, c, lay, st);
     int first_layer = 0;
     sax_traffic_t tr_z3; /* ZeRO-3's gathers and scatters of one micro-batch, every stage */
     traffic_zero(&tr_z3, cl->n_links);
@@ -577,23 +617,23 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             sax_traffic_t ag, rs;
             traffic_zero(&ag, cl->n_links);
             traffic_zero(&rs, cl->n_links);
-            ag_d = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER,
+            ag_d = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER,
                               gc->dense.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
-            rs_d = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, gc->dense.params * gb,
-                              gb, &rs);
+            rs_d = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, gc->dense.params * gb, gb,
+                              &rs);
             traffic_add(&tr_z3, &ag, 2.0 * n_dense / pp, cl->n_links);
             traffic_add(&tr_z3, &rs, (double)n_dense / pp, cl->n_links);
             if (md->experts > 0) { /* the experts gather from, and reduce over, their own replicas */
                 double shared = gc->moe.params - gc->moe.expert_params, ex = gc->moe.expert_params;
                 traffic_zero(&ag, cl->n_links);
                 traffic_zero(&rs, cl->n_links);
-                ag_m = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
+                ag_m = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
                                   SAX_ACT_BYTES, &ag) +
-                       collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                       collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
                                   ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
                 rs_m =
-                    collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &rs) +
-                    collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb,
+                    collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &rs) +
+                    collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb,
                                &rs);
                 traffic_add(&tr_z3, &ag, 2.0 * (nl - n_dense) / pp, cl->n_links);
                 traffic_add(&tr_z3, &rs, (double)(nl - n_dense) / pp, cl->n_links);
@@ -737,8 +777,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         traffic_zero(&ag, cl->n_links);
         if (c->zero == 0) {
             double t =
-                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
+                collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
             double hide = eff * (pl.b_s[s] + pl.w_s[s]),
                    done = shared_s(cap, cl->n_links, t, hide, &tr, false, others);
             exposed = sax_max(0.0, done - hide);
@@ -746,11 +786,11 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 trace->dp_s[s] = done;
         } else if (c->zero <= 2) {
             double trs =
-                collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
-            double tag = collective(&memo, cl, c, &lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
+                collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
+                collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
+            double tag = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
                                     SAX_ACT_BYTES, &ag) +
-                         collective(&memo, cl, c, &lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                         collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
                                     ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
             /* the gather hides behind the next iteration's first forward, when the same stages run */
             double hide_b = eff * (pl.b_s[s] + pl.w_s[s]), hide_f = eff * pl.f_s[s];
@@ -768,7 +808,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         if (pp > 1 && s < boundaries) {
             sax_traffic_t one; /* one transfer of every pipeline */
             traffic_zero(&one, cl->n_links);
-            pl.link_s[s] = p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &one, &pl.link_busy_s[s]);
+            pl.link_s[s] = p2p(&memo, cl, c, lay, s, act_bytes, SAX_ACT_BYTES, &one, &pl.link_busy_s[s]);
             /* crossings per iteration: m micro-batches x chunks (v-1 on the wrap), forward and back: the
              * gradients cross the other way */
             double crossings = (double)m * (s == pp - 1 ? v - 1 : v);
@@ -803,7 +843,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         const double(*bytes)[2] = (const double(*)[2])crossing_bytes[i < n_crossing ? i : 0];
         if (i >= n_crossing) {
             traffic_zero(&more, cl->n_links);
-            p2p(&memo, cl, c, &lay, s, act_bytes, SAX_ACT_BYTES, &more, &busy);
+            p2p(&memo, cl, c, lay, s, act_bytes, SAX_ACT_BYTES, &more, &busy);
             if (!(more.xsite_bytes > 0.0))
                 continue;
             bytes = (const double(*)[2])more.link_bytes;
@@ -956,7 +996,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             }
             int a, b, links[SAX_MAX_LINKS], dirs[SAX_MAX_LINKS];
             if (pp > 1 && s < boundaries) {
-                sax_layout_stage_level(cl, &lay, s, &a, &b);
+                sax_layout_stage_level(cl, lay, s, &a, &b);
                 for (int h = a != b ? sax_site_route(cl, a, b, links, dirs) : 0; h > 0; h--)
                     trace->boundary_links[s] |= 1u << links[h - 1];
             }

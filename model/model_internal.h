@@ -6,6 +6,10 @@
 
 /* max and min of two numbers that are not NaN, inlined (libm's fmax and fmin are calls). */
 static inline double sax_max(double a, double b) { return a > b ? a : b; }
+
+/* For the few helpers of the evaluation path that must be inlined into each caller (so that a constant
+ * argument specialises them): GCC and Clang otherwise keep some out of line. */
+#define SAX_INLINE __attribute__((always_inline)) static inline
 static inline double sax_min(double a, double b) { return a < b ? a : b; }
 
 /* Bytes per element of what travels and what is stored. */
@@ -292,8 +296,22 @@ typedef struct {
     sax_traffic_t tr;
 } sax_coll_memo_t;
 
+/* Everything of a problem and a candidate that sax_layout_build reads (the units, the sites, the links'
+ * ends and latencies, which choose routes, and the degrees and their order), compared whole. */
+typedef struct {
+    int32_t tp, pp, dp, cp, ep, n_order, order[SAX_DIM_COUNT];
+    int32_t scale_up, n_tiers, tier_gpus[SAX_MAX_TIERS], n_sites, site_gpus[SAX_MAX_SITES], n_links;
+    int32_t link_ends[SAX_MAX_LINKS];
+    double link_latency_s[SAX_MAX_LINKS];
+} sax_layout_key_t;
+
 struct sax_scratch {
     sax_memo_t memo[SAX_MEMO_SLOTS];
+    /* the last layout built: a sweep's candidates that differ only in the network keys share it */
+    bool lay_valid;
+    sax_layout_key_t lay_key;
+    sax_infeasible_t lay_why;
+    sax_layout_t lay;
     sax_coll_memo_t coll[SAX_COLL_MEMO_SLOTS];
     uint64_t memo_hits, memo_misses;
     double f_arr[SAX_SIM_MAX_EVENTS]; /* by (virtual stage, micro): when a forward's output is at the

@@ -380,6 +380,8 @@ typedef struct {
      * b_s, w_s (layer_split embedding-loss under interleaving: one layer short); false: they do not */
     bool ends_differ;
     double head_s[3], tail_s[3];
+    /* (sax_pipeline_simulate copies the fields one by one, the stages in use only: a new field is
+       copied there too) */
 } sax_pipeline_t;
 
 typedef struct {

@@ -99,7 +99,7 @@ static double max_stage(const double *x, int p)
 {
     double v = 0.0;
     for (int s = 0; s < p; s++)
-        v = fmax(v, x[s]);
+        v = sax_max(v, x[s]);
     return v;
 }
 
@@ -138,7 +138,7 @@ static double closed_dualpipe(const sax_pipeline_t *pl)
     double f = max_stage(pl->f_s, p), b = max_stage(pl->b_s, p), w = max_stage(pl->w_s, p);
     double d = max_stage(pl->link_s, p);
     double bubble = (p / 2.0 - 1.0) * ((f + b + w) + (b + w) - 3.0 * w);
-    return m * (f + b + w) + fmax(0.0, bubble) + 2.0 * (p - 1) * d;
+    return m * (f + b + w) + sax_max(0.0, bubble) + 2.0 * (p - 1) * d;
 }
 
 static const sax_schedule_desc_t schedules[SAX_SCHEDULE_COUNT] = {
@@ -162,6 +162,7 @@ void sax_scratch_init(sax_scratch_t *scratch)
     for (int i = 0; i < SAX_COLL_MEMO_SLOTS; i++)
         scratch->coll[i].key = 0;
     scratch->memo_hits = scratch->memo_misses = 0;
+    scratch->lay_valid = false;
 }
 
 /* When the input of `op` on stage s is there; -1 while it is not yet known. */
@@ -192,7 +193,7 @@ static double end_time(const sax_pipeline_t *pl, int vs, int kind, bool split_w,
  * leave the channels (*busy_until), holds them link_busy_s, and arrives link_s after its start. */
 static double transfer(const sax_pipeline_t *pl, int bnd, double t, double *busy_until)
 {
-    double start = fmax(t, *busy_until);
+    double start = sax_max(t, *busy_until);
     *busy_until = start + pl->link_busy_s[bnd];
     return start + pl->link_s[bnd];
 }
@@ -258,7 +259,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                                             : pl->b_s[s] + (split_w ? 0.0 : pl->w_s[s]);
                 if (ends)
                     dur = end_time(pl, OP_CHUNK(op) * p + s, kind, split_w, dur);
-                double t0 = fmax(free_at[s], ready), t1 = t0 + dur;
+                double t0 = sax_max(free_at[s], ready), t1 = t0 + dur;
                 int vs = OP_CHUNK(op) * p + s, back = (s + p - 1) % p;
                 double send = t1;
                 if (kind == OP_F) { /* its output leaves over boundary s, unless it is the last */
@@ -302,7 +303,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
     out->makespan_s = 0.0;
     for (int s = 0; s < p; s++) {
         out->finish_s[s] = free_at[s];
-        out->makespan_s = fmax(out->makespan_s, free_at[s]);
+        out->makespan_s = sax_max(out->makespan_s, free_at[s]);
     }
     return total;
 }
@@ -334,11 +335,21 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
         run_t rn = {sc->ops, start, false, NULL};
         return run(pl, sc, &rn, out, events, max_events);
     }
-    static const sax_pipeline_t zero_links; /* only its link_s (all zero) is read */
+    /* the pipeline with free transfers: its stages in use copied (a whole copy is 10 KB) */
     sax_pipeline_t *free_pl = &sc->free_links;
-    *free_pl = *pl;
-    for (int s = 0; s < p; s++)
-        free_pl->link_s[s] = free_pl->link_busy_s[s] = zero_links.link_s[s];
+    size_t used = (size_t)p * sizeof(double);
+    free_pl->schedule = pl->schedule;
+    free_pl->stages = p;
+    free_pl->chunks = pl->chunks;
+    free_pl->micro = pl->micro;
+    memcpy(free_pl->f_s, pl->f_s, used);
+    memcpy(free_pl->b_s, pl->b_s, used);
+    memcpy(free_pl->w_s, pl->w_s, used);
+    memset(free_pl->link_s, 0, used);
+    memset(free_pl->link_busy_s, 0, used);
+    free_pl->ends_differ = pl->ends_differ;
+    memcpy(free_pl->head_s, pl->head_s, sizeof pl->head_s);
+    memcpy(free_pl->tail_s, pl->tail_s, sizeof pl->tail_s);
     run_t greedy = {sc->ops, start, true, sc->fixed};
     if (run(free_pl, sc, &greedy, out, NULL, 0) < 0)
         return -1;
