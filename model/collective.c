@@ -445,11 +445,17 @@ static double ring_time(const ring_t *r, sax_coll_op_t op, double bytes, double 
             w.chain[p] = sax_max(w.chain[p], w.sends * w.slice[p] / r->cls[i].rate_Bps + r->cls[i].lat_s);
         if (r->uneven && p == 0 && w.loops[0] > 1.0) {
             /* loop after loop, each rank's chain is its own: they average out to the ring's hops times
-             * (n - 1) / n per pass */
+             * (n - 1) / n per pass. A rank starts a loop once the last slice of the previous one came
+             * in over the edge into it: round the ring, loops pace at the edges' mean of their sends
+             * and latency (a cycle's mean weight), and no faster than the busiest edge sends. */
             double mean = (op == SAX_OP_ALL_REDUCE ? 2.0 : 1.0) * (n - 1.0) / n * sum + s_max,
-                   first = w.chain[0], edge = 0.0;
-            for (int i = 0; i < r->n_cls; i++)
-                edge = sax_max(edge, w.sends * w.slice[p] / r->cls[i].rate_Bps + r->cls[i].lat_s);
+                   first = w.chain[0], edge = 0.0, cycle = 0.0;
+            for (int i = 0; i < r->n_cls; i++) {
+                double sends = w.sends * w.slice[p] / r->cls[i].rate_Bps;
+                edge = sax_max(edge, sends);
+                cycle += r->cls[i].count * (sends + r->cls[i].lat_s);
+            }
+            edge = sax_max(edge, cycle / edges);
             w.chain[0] = sax_min(sax_max(mean, edge), first);
             /* the first loop's longest chain once, unless an edge's sends set the pace from the start */
             if (mean > edge)
