@@ -368,18 +368,27 @@ static bool all_equal(const double *x, int n)
     return true;
 }
 
-/* A word-wise hash of n doubles (splitmix64's finaliser over each word). */
+/* A word-wise hash of n doubles: FNV-1a's step over 64-bit words (one multiply a word); the caller
+ * avalanches the result once (memo_key). */
 static uint64_t hash_doubles(uint64_t h, const double *v, int n)
 {
     for (int i = 0; i < n; i++) {
         uint64_t w;
         memcpy(&w, &v[i], sizeof w);
-        h ^= w + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h ^= h >> 30;
-        h *= 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 27;
+        h = (h ^ w) * 0x100000001b3ull;
     }
     return h;
+}
+
+/* splitmix64's finaliser, so that every input bit reaches the slot index; never 0, the empty mark */
+static uint64_t memo_key(uint64_t h)
+{
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    return h | 1;
 }
 
 /* The pipeline's makespan and each stage's finish: closed form where it is exact (equal stages;
@@ -390,10 +399,11 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     int p = pl->stages;
     bool equal = all_equal(pl->f_s, p) && all_equal(pl->b_s, p) && all_equal(pl->w_s, p) && !pl->ends_differ;
     bool free_links = true, no_queue = true;
+    double apart = sax_min(pl->f_s[0], pl->b_s[0]);
     for (int s = 0; s < p; s++) {
         free_links = free_links && pl->link_s[s] == 0.0;
         /* GPipe issues a boundary's transfers one F (or B) apart: none waits for another */
-        no_queue = no_queue && pl->link_busy_s[s] <= fmin(pl->f_s[0], pl->b_s[0]);
+        no_queue = no_queue && pl->link_busy_s[s] <= apart;
     }
     /* ZB-H1's form fixes one placement of W; the simulation places W where it fills idle time */
     bool exact = equal && (free_links || (pl->schedule == SAX_SCHEDULE_GPIPE && no_queue)) &&
@@ -418,7 +428,7 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
         key = hash_doubles(key, pl->head_s, 3);
         key = hash_doubles(key, pl->tail_s, 3);
     }
-    key |= 1; /* never 0, the empty mark */
+    key = memo_key(key);
     sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
     if (slot->key == key && slot->check == ~key) {
         sc->memo_hits++;
