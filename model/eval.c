@@ -648,8 +648,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].params += ps.embedding / c->tp;
             /* the embedding's dropout mask, 1 B per element, split along the sequence with SP
              * (Megatron's estimator); its output is the first layer's norm input, counted there */
-            st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden /
-                         (c->sequence_parallel ? c->tp : 1);
+            if (p->training.dropout)
+                st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden /
+                             (c->sequence_parallel ? c->tp : 1);
         }
         if (s == pp - 1) {
             sax_param_split_t ps;
@@ -876,17 +877,19 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                               .act_per_micro_bytes = st[s].act,
                               .act_recompute_bytes = st[s].act_peak_layer,
                               .grad_bytes = gb,
+                              .optimizer_bytes = sax_optimizer_bytes(&p->training),
                               .reserved_bytes = st[s].gpu->reserved_bytes};
         sax_memory_t mem;
         sax_memory_stage(c, &in, &mem);
-        if (mem.total_bytes > mem_max) {
+        bool over = mem.total_bytes > st[s].gpu->hbm_bytes; /* reported with its own breakdown */
+        if (mem.total_bytes > mem_max || over) {
             mem_max = mem.total_bytes;
             r->mem_weights_bytes = mem.weights_bytes;
             r->mem_grads_bytes = mem.grads_bytes;
             r->mem_optimizer_bytes = mem.optimizer_bytes;
             r->mem_activations_bytes = mem.activations_bytes;
         }
-        if (mem.total_bytes > st[s].gpu->hbm_bytes) {
+        if (over) {
             r->memory_per_gpu_bytes = mem.total_bytes;
             return infeasible(r, SAX_INFEASIBLE_MEMORY);
         }
