@@ -27,6 +27,7 @@ void sax_training_set_defaults(sax_training_t *t)
     t->zero3_comm_efficiency = 1.0;
     t->flash_attention = true;
     t->dropout = true; /* Megatron-LM's --hidden-dropout and --attention-dropout 0.1 */
+    t->offload_activation_layers = 0;
     /* Megatron-LM keeps main gradients and reduces them in fp32 for bf16 and fp8 training unless
      * --no-gradient-accumulation-fusion / --grad-reduce-in-bf16 say otherwise (its memory estimator
      * counts 6 + 12/d bytes per parameter with the distributed optimizer: 2 + 4 + 12/d) */

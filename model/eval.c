@@ -632,6 +632,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].act += k * many.act;
             st[s].act_peak_layer = sax_max(st[s].act_peak_layer, many.act_peak_layer);
         }
+        /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):
+         * the activations of the first n layers go to host memory after their forward (section 8) */
+        int off = p->training.offload_activation_layers < nl ? p->training.offload_activation_layers : nl;
+        if (off > 0 && pp == 1 && c->recompute == SAX_RECOMPUTE_NONE) {
+            double off_dense = sax_min((double)off, n_dense);
+            st[s].act -= off_dense * one.act + ((double)off - off_dense) * many.act;
+        }
         if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
             for (int d = 0; d < SAX_DIM_COUNT; d++) {
                 trace->fwd_comm_s[s][d] = n_dense * part_one.fwd_comm[d];

@@ -153,6 +153,9 @@ typedef struct {
     bool dropout;                       /* hidden and attention dropout (Megatron-LM's default 0.1); false:
                                            none (Llama, Qwen and DeepSeek train without): no masks kept, no
                                            dropout kernels. Config key training.dropout */
+    int offload_activation_layers;      /* layers whose activations are moved to CPU memory after their
+                                      forward (Megatron-Core's --cpu-offloading-num-layers), with PP 1
+                                      and no recomputation. Config key training.offload_activation_layers */
     sax_grad_dtype_t grad_reduce_dtype; /* what data-parallel reductions carry and main gradients are
                                            kept in: fp32 (Megatron-LM's default for bf16 training) or
                                            bf16. Config key training.grad_reduce_dtype */

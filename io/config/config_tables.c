@@ -114,6 +114,10 @@ static const cf_field_t training_fields[] = {
     BOOL_F(sax_training_t, dropout, "dropout", 1,
            "hidden and attention dropout (Megatron-LM's default 0.1): a 1 B mask an element kept for the "
            "backward; false: none (Llama 3, Qwen3 and DeepSeek-V3 train without dropout)"),
+    INT_F(sax_training_t, offload_activation_layers, "offload_activation_layers", 0, CF_DEFAULT, 0,
+          "layers (fewer than `model.layers`) whose activations move to CPU memory after their forward "
+          "(Megatron-Core's --cpu-offloading-num-layers): they leave the GPU's memory, the copies are not "
+          "priced; Megatron offloads only with PP 1 and no recomputation, other candidates keep them"),
     ENUM_F(
         sax_training_t, grad_reduce_dtype, "grad_reduce_dtype", sax_grad_dtype_names, SAX_GRAD_DTYPE_COUNT,
         CF_MODEL, 0,

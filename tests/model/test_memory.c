@@ -226,6 +226,33 @@ static void test_bf16_moments(void **state)
     close_to(r.memory_per_gpu_bytes, 8.0 * P0 + 3166699520.0 * 89.0 / 12.0 + 3.0 * GIB, "total");
 }
 
+/* Llama 3 70B on 64 GB200 (Megatron-Bridge 25.11, llama3_70b_pretrain_64gpu_gb200_fp8cs_config): TP 1,
+ * PP 1, Megatron-FSDP over 64 (zero 3), micro-batch 2, sequence 8192, FP8, bf16 gradients, no dropout,
+ * activations of 40 of the 80 layers offloaded to CPU memory (cpu_offloading_num_layers = 40).
+ * Model: h = 8192, a = 64, g = 8, f = 28672 (SwiGLU), V = 128256 untied.
+ * Parameters: a layer 2h^2 (1 + g/a) + 3hf + 2h = 150,994,944 + 704,643,072 + 16,384 = 855,654,400;
+ *   80 layers + embedding + output (2 V h = 2,101,346,304) = 70,553,698,304 = P; P / 64 = 1,102,401,536.
+ *   Weights (zero 3): 2 P / 64 + two gathered layers 2 x 2 P / 80 = 2,204,803,072 + 3,527,684,915.2;
+ *   gradients 2 P / 64 = 2,204,803,072; optimizer 12 P / 64 = 13,228,818,432.
+ * Activations a token and layer: 7.5h + 4h + 3h + 6f = 290,816 B, less FP8's 3h + f = 53,248 and no
+ *   dropout's 2h = 16,384: 221,184 B; x 16,384 tokens = 3,623,878,656 B a layer; 40 layers kept on the
+ *   GPU = 144,955,146,240 B, plus the fp32 logits 16,384 x 128,256 x 4 = 8,405,385,216 B; one
+ *   micro-batch in flight (PP 1): 153,360,531,456 B.
+ * Total with 3 GiB reserved: 177,747,866,419 B = 165.5 GiB < 186 GiB (all 80 layers: 293.5 GiB). */
+static void test_gb200_offload(void **state)
+{
+    (void)state;
+    sax_result_t r;
+    eval_case("bridge-gb200-llama3-70b-fsdp-64", SAX_PRECISION_FP8, SAX_GRAD_DTYPE_BF16, 1, &r);
+    const double w = 2204803072.0 + 3527684915.2, act = 40.0 * 3623878656.0 + 8405385216.0;
+    assert_true(r.feasible);
+    close_to(r.mem_weights_bytes, w, "weights (zero 3)");
+    close_to(r.mem_grads_bytes, 2204803072.0, "gradients (bf16 over 64)");
+    close_to(r.mem_optimizer_bytes, 13228818432.0, "optimizer (12 B over 64)");
+    close_to(r.mem_activations_bytes, act, "activations (40 of 80 layers on the GPU)");
+    close_to(r.memory_per_gpu_bytes, w + 2204803072.0 + 13228818432.0 + act + 3.0 * GIB, "total");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
@@ -233,6 +260,7 @@ int main(void)
                                        cmocka_unit_test(test_340b_1f1b),
                                        cmocka_unit_test(test_llama3_405b_8192),
                                        cmocka_unit_test(test_llama3_405b_8192_dropout),
-                                       cmocka_unit_test(test_bf16_moments)};
+                                       cmocka_unit_test(test_bf16_moments),
+                                       cmocka_unit_test(test_gb200_offload)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
