@@ -33,6 +33,7 @@ void sax_training_set_defaults(sax_training_t *t)
      * counts 6 + 12/d bytes per parameter with the distributed optimizer: 2 + 4 + 12/d) */
     t->grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
     t->optimizer_moments_dtype = SAX_GRAD_DTYPE_FP32;
+    t->master_weights = true;
 }
 
 double sax_grad_bytes(const sax_training_t *t)
@@ -42,7 +43,8 @@ double sax_grad_bytes(const sax_training_t *t)
 
 double sax_optimizer_bytes(const sax_training_t *t)
 {
-    return 4.0 + 2.0 * (t->optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16 ? 2.0 : 4.0);
+    return (t->master_weights ? 4.0 : 0.0) +
+           2.0 * (t->optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16 ? 2.0 : 4.0);
 }
 
 void sax_cluster_set_defaults(sax_cluster_t *c)

@@ -857,9 +857,12 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     double t_iter = 0.0;
     for (int s = 0; s < pp; s++) {
         double ex = st[s].expert_params, shared = st[s].params - ex;
-        /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
+        /* Adam: read the fp32 gradient (4 B) and the optimizer state (O: master, m, v), write the state
+         * and the bf16 weights (2 B), which it also reads without a master copy: 30 B with fp32 state */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
-        opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
+        double opt_bytes =
+            6.0 + 2.0 * sax_optimizer_bytes(&p->training) + (p->training.master_weights ? 0.0 : 2.0);
+        opt[s] = opt_params * opt_bytes / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
         if (trace != NULL)
             trace->dp_exposed_s[s] = end[s];
         end[s] += finish[s];

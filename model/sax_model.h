@@ -162,12 +162,16 @@ typedef struct {
     sax_grad_dtype_t optimizer_moments_dtype; /* Adam's two moments: fp32 (Megatron-LM's default) or bf16
                                                  (--exp-avg-dtype/--exp-avg-sq-dtype bf16, DeepSeek-V3).
                                                  Config key training.optimizer_moments_dtype */
+    bool master_weights; /* an fp32 master copy of the weights in the optimizer (mixed precision, the
+                            default); false: the optimizer updates the bf16 weights themselves (PyTorch's
+                            Adam on a bf16 model, NeMo AutoModel's default). Config key
+                            training.master_weights */
 } sax_training_t;
 
 /* Bytes of one gradient element as reduced (and stored as the main gradient). */
 double sax_grad_bytes(const sax_training_t *t);
 
-/* Bytes of optimizer state a parameter: the fp32 master weight and Adam's two moments. */
+/* Bytes of optimizer state a parameter: the fp32 master weight (if kept) and Adam's two moments. */
 double sax_optimizer_bytes(const sax_training_t *t);
 
 /* ---- the hardware ------------------------------------------------------------------------- */

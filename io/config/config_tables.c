@@ -128,6 +128,11 @@ static const cf_field_t training_fields[] = {
            "what Adam's two moments are kept in: `fp32` (12 B of optimizer state a parameter with the fp32 "
            "master weight) or `bf16` (8 B: Megatron-LM's --exp-avg-dtype and --exp-avg-sq-dtype bf16, "
            "DeepSeek-V3's low-precision optimizer states)"),
+    BOOL_F(
+        sax_training_t, master_weights, "master_weights", 1,
+        "the optimizer keeps an fp32 master copy of the weights (4 B a parameter; mixed-precision training); "
+        "false: it updates the bf16 weights themselves (PyTorch's Adam on a bf16 model, NeMo AutoModel's "
+        "default torch_dtype)"),
 };
 const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
                                           COUNT(training_fields)};

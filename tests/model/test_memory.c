@@ -253,6 +253,27 @@ static void test_gb200_offload(void **state)
     close_to(r.memory_per_gpu_bytes, w + 2204803072.0 + 13228818432.0 + act + 3.0 * GIB, "total");
 }
 
+/* NeMo AutoModel's Qwen3-30B-A3B on 8 H100 (FSDP2 8 with EP 8, micro-batch 4, sequence 4096): a bf16
+ * model (torch_dtype "auto" -> bfloat16) under torch.optim.Adam, so no fp32 master weights and bf16
+ * moments: 4 B of optimizer state a parameter; gradients reduced in fp32 (4 B as sax counts them).
+ * Parameters a GPU owns: routed experts whole (expert data-parallel group 8 / 8 = 1): 48 layers x 16
+ *   experts x 3 x 2048 x 768 = 3,623,878,656; the rest sharded over 8: a layer q 2048 x 4096 +
+ *   k, v 2 x 2048 x 512 + o 4096 x 2048 + router 2048 x 128 + norms 2 x 2048 = 19,140,608, x 48 =
+ *   918,749,184, + embedding and output 2 x 151,936 x 2048 = 622,329,856: 1,541,079,040 / 8 =
+ *   192,634,880. Owned 3,816,513,536: optimizer 4 B = 15,266,054,144 (with fp32 master and moments,
+ *   12 B: 45,798,162,432, which made the run infeasible), gradients 4 B the same. */
+static void test_bf16_model_without_master(void **state)
+{
+    (void)state;
+    sax_result_t r;
+    eval_case("automodel-qwen3-30b-a3b-8", SAX_PRECISION_BF16, SAX_GRAD_DTYPE_FP32, 1, &r);
+    const double owned = 3623878656.0 + 1541079040.0 / 8.0;
+    assert_true(r.feasible);
+    close_to(r.mem_optimizer_bytes, 4.0 * owned, "optimizer (bf16 m and v, no master)");
+    close_to(r.mem_grads_bytes, 4.0 * owned, "gradients (fp32)");
+    assert_true(r.memory_per_gpu_bytes < 80.0 * GIB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
@@ -261,6 +282,7 @@ int main(void)
                                        cmocka_unit_test(test_llama3_405b_8192),
                                        cmocka_unit_test(test_llama3_405b_8192_dropout),
                                        cmocka_unit_test(test_bf16_moments),
-                                       cmocka_unit_test(test_gb200_offload)};
+                                       cmocka_unit_test(test_gb200_offload),
+                                       cmocka_unit_test(test_bf16_model_without_master)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
