@@ -2,9 +2,10 @@
  * ZeRO 0-3, and the activations the schedule keeps in flight (docs/cost-model.md section 8).
  *
  * Mixed-precision Adam (domain.md): 2 B bf16 weights + `grad_reduce_bytes` gradients + 12 B fp32
- * master weights and two moments per parameter (8 B with bf16 moments). ZeRO-1 (Megatron's distributed optimizer) shards
- * the 12 B over DP x CP - the routed experts over their replicas only, DP x CP / EP, since EP
- * already splits them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
+ * master weights and two moments per parameter (8 B with bf16 moments, 4 B less without the master
+ * copy: `optimizer_bytes`). ZeRO-1 (Megatron's distributed optimizer) shards that state over
+ * DP x CP - the routed experts over their replicas only, DP x CP / EP, since EP already splits
+ * them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
  * gathered layers (the current one and the prefetched next). DualPipe holds two copies of its
  * parameters (DeepSeek-V3 Table 2).
  */

@@ -166,7 +166,8 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * adds (12h), two dropouts (10h), the activation function (kf * width elements) and, unfused, per
      * head and key: Megatron's fused scale-mask-softmax (2 B in, 2 B out) and the attention dropout
      * after it (2 B in, 2 B out, 1 B mask), the 5as of Korthikanti et al.'s memory count.
-     * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank. */
+     * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank.
+     * Without dropout (training.dropout false) its 10h and, unfused, the attention dropout's 5 B go. */
     double rep = sp ? t : 1.0;
     double bytes = tok * ((drop ? 30.0 : 20.0) * h / rep + SAX_ACT_BYTES * kf * width / t +
                           (flash ? 0.0 : (drop ? 9.0 : 4.0) * heads * s));
