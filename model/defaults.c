@@ -26,15 +26,25 @@ void sax_training_set_defaults(sax_training_t *t)
     /* what NCCL gives a ring; DeepSpeed 0.3's ZeRO-3 reached about 0.12 of it (docs/cost-model.md) */
     t->zero3_comm_efficiency = 1.0;
     t->flash_attention = true;
+    t->dropout = true; /* Megatron-LM's --hidden-dropout and --attention-dropout 0.1 */
+    t->offload_activation_layers = 0;
     /* Megatron-LM keeps main gradients and reduces them in fp32 for bf16 and fp8 training unless
      * --no-gradient-accumulation-fusion / --grad-reduce-in-bf16 say otherwise (its memory estimator
      * counts 6 + 12/d bytes per parameter with the distributed optimizer: 2 + 4 + 12/d) */
     t->grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
+    t->optimizer_moments_dtype = SAX_GRAD_DTYPE_FP32;
+    t->master_weights = true;
 }
 
 double sax_grad_bytes(const sax_training_t *t)
 {
     return t->grad_reduce_dtype == SAX_GRAD_DTYPE_BF16 ? 2.0 : 4.0;
+}
+
+double sax_optimizer_bytes(const sax_training_t *t)
+{
+    return (t->master_weights ? 4.0 : 0.0) +
+           2.0 * (t->optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16 ? 2.0 : 4.0);
 }
 
 void sax_cluster_set_defaults(sax_cluster_t *c)

@@ -672,6 +672,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].act += k * many.act;
             st[s].act_peak_layer = sax_max(st[s].act_peak_layer, many.act_peak_layer);
         }
+        /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):
+         * the activations of the first n layers go to host memory after their forward (section 8) */
+        int off = p->training.offload_activation_layers < nl ? p->training.offload_activation_layers : nl;
+        if (off > 0 && pp == 1 && c->recompute == SAX_RECOMPUTE_NONE) {
+            double off_dense = sax_min((double)off, n_dense);
+            st[s].act -= off_dense * one.act + ((double)off - off_dense) * many.act;
+        }
         if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
             for (int d = 0; d < SAX_DIM_COUNT; d++) {
                 trace->fwd_comm_s[s][d] = n_dense * part_one.fwd_comm[d];
@@ -688,8 +695,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             st[s].params += ps.embedding / c->tp;
             /* the embedding's dropout mask, 1 B per element, split along the sequence with SP
              * (Megatron's estimator); its output is the first layer's norm input, counted there */
-            st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden /
-                         (c->sequence_parallel ? c->tp : 1);
+            if (p->training.dropout)
+                st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden /
+                             (c->sequence_parallel ? c->tp : 1);
         }
         if (s == pp - 1) {
             sax_param_split_t ps;
@@ -889,9 +897,12 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     double t_iter = 0.0;
     for (int s = 0; s < pp; s++) {
         double ex = st[s].expert_params, shared = st[s].params - ex;
-        /* Adam: read fp32 grad, master, m, v; write master, m, v and the bf16 weights (30 B/param) */
+        /* Adam: read the fp32 gradient (4 B) and the optimizer state (O: master, m, v), write the state
+         * and the bf16 weights (2 B), which it also reads without a master copy: 30 B with fp32 state */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
-        opt[s] = opt_params * 30.0 / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
+        double opt_bytes =
+            6.0 + 2.0 * sax_optimizer_bytes(&p->training) + (p->training.master_weights ? 0.0 : 2.0);
+        opt[s] = opt_params * opt_bytes / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
         if (trace != NULL)
             trace->dp_exposed_s[s] = end[s];
         end[s] += finish[s];
@@ -916,17 +927,19 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                               .act_per_micro_bytes = st[s].act,
                               .act_recompute_bytes = st[s].act_peak_layer,
                               .grad_bytes = gb,
+                              .optimizer_bytes = sax_optimizer_bytes(&p->training),
                               .reserved_bytes = st[s].gpu->reserved_bytes};
         sax_memory_t mem;
         sax_memory_stage(c, &in, &mem);
-        if (mem.total_bytes > mem_max) {
+        bool over = mem.total_bytes > st[s].gpu->hbm_bytes; /* reported with its own breakdown */
+        if (mem.total_bytes > mem_max || over) {
             mem_max = mem.total_bytes;
             r->mem_weights_bytes = mem.weights_bytes;
             r->mem_grads_bytes = mem.grads_bytes;
             r->mem_optimizer_bytes = mem.optimizer_bytes;
             r->mem_activations_bytes = mem.activations_bytes;
         }
-        if (mem.total_bytes > st[s].gpu->hbm_bytes) {
+        if (over) {
             r->memory_per_gpu_bytes = mem.total_bytes;
             return infeasible(r, SAX_INFEASIBLE_MEMORY);
         }

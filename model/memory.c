@@ -2,9 +2,10 @@
  * ZeRO 0-3, and the activations the schedule keeps in flight (docs/cost-model.md section 8).
  *
  * Mixed-precision Adam (domain.md): 2 B bf16 weights + `grad_reduce_bytes` gradients + 12 B fp32
- * master weights and two moments per parameter. ZeRO-1 (Megatron's distributed optimizer) shards
- * the 12 B over DP x CP - the routed experts over their replicas only, DP x CP / EP, since EP
- * already splits them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
+ * master weights and two moments per parameter (8 B with bf16 moments, 4 B less without the master
+ * copy: `optimizer_bytes`). ZeRO-1 (Megatron's distributed optimizer) shards that state over
+ * DP x CP - the routed experts over their replicas only, DP x CP / EP, since EP already splits
+ * them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
  * gathered layers (the current one and the prefetched next). DualPipe holds two copies of its
  * parameters (DeepSeek-V3 Table 2).
  */
@@ -34,9 +35,9 @@ void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_m
     double prm = in->params * copies, ex = in->expert_params * copies, shared = prm - ex;
     double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
     double sharded = shared / shard + ex / expert_shard; /* parameters one GPU owns under ZeRO */
-    double w = prm * SAX_ACT_BYTES, gr = prm * in->grad_bytes, op = prm * 12.0;
+    double w = prm * SAX_ACT_BYTES, gr = prm * in->grad_bytes, op = prm * in->optimizer_bytes;
     if (c->zero >= 1)
-        op = sharded * 12.0;
+        op = sharded * in->optimizer_bytes;
     if (c->zero >= 2)
         gr = sharded * in->grad_bytes;
     if (c->zero >= 3)

@@ -66,7 +66,7 @@ typedef struct {
     double expert_params;       /* of which routed experts (ZeRO shards them over cp x dp / ep) */
     double act_per_micro_bytes; /* activations one micro-batch leaves on the stage */
     double act_recompute_bytes; /* working set of recomputing one layer (full recomputation) */
-    double grad_bytes, reserved_bytes;
+    double grad_bytes, optimizer_bytes, reserved_bytes; /* a parameter: main gradient, optimizer state */
 } sax_memory_in_t;
 
 typedef struct {

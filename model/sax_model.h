@@ -150,13 +150,29 @@ typedef struct {
                                            implementation's per-layer gathers and scatters reach, 0..1 */
     bool flash_attention;               /* fused attention (no score matrix in HBM); false: Megatron 2021's
                                      unfused softmax. Config key training.flash_attention */
+    bool dropout;                       /* hidden and attention dropout (Megatron-LM's default 0.1); false:
+                                           none (Llama, Qwen and DeepSeek train without): no masks kept, no
+                                           dropout kernels. Config key training.dropout */
+    int offload_activation_layers;      /* layers whose activations are moved to CPU memory after their
+                                      forward (Megatron-Core's --cpu-offloading-num-layers), with PP 1
+                                      and no recomputation. Config key training.offload_activation_layers */
     sax_grad_dtype_t grad_reduce_dtype; /* what data-parallel reductions carry and main gradients are
                                            kept in: fp32 (Megatron-LM's default for bf16 training) or
                                            bf16. Config key training.grad_reduce_dtype */
+    sax_grad_dtype_t optimizer_moments_dtype; /* Adam's two moments: fp32 (Megatron-LM's default) or bf16
+                                                 (--exp-avg-dtype/--exp-avg-sq-dtype bf16, DeepSeek-V3).
+                                                 Config key training.optimizer_moments_dtype */
+    bool master_weights; /* an fp32 master copy of the weights in the optimizer (mixed precision, the
+                            default); false: the optimizer updates the bf16 weights themselves (PyTorch's
+                            Adam on a bf16 model, NeMo AutoModel's default). Config key
+                            training.master_weights */
 } sax_training_t;
 
 /* Bytes of one gradient element as reduced (and stored as the main gradient). */
 double sax_grad_bytes(const sax_training_t *t);
+
+/* Bytes of optimizer state a parameter: the fp32 master weight (if kept) and Adam's two moments. */
+double sax_optimizer_bytes(const sax_training_t *t);
 
 /* ---- the hardware ------------------------------------------------------------------------- */
 

@@ -91,7 +91,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
                     int ep, int b, bool sp, bool moe, sax_layer_cost_t *out)
 {
     const sax_precision_t prec = tr->precision;
-    const bool flash = tr->flash_attention;
+    const bool flash = tr->flash_attention, drop = tr->dropout;
     const double t = tp, h = m->hidden, a = m->heads, g = m->kv_heads, s = m->seq_len;
     const double d = head_dim(m), dqk = qk_dim(m), kf = ffn_matrices(m);
     const double sl = s / cp;   /* local sequence under context parallelism */
@@ -166,9 +166,11 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * adds (12h), two dropouts (10h), the activation function (kf * width elements) and, unfused, per
      * head and key: Megatron's fused scale-mask-softmax (2 B in, 2 B out) and the attention dropout
      * after it (2 B in, 2 B out, 1 B mask), the 5as of Korthikanti et al.'s memory count.
-     * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank. */
+     * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank.
+     * Without dropout (training.dropout false) its 10h and, unfused, the attention dropout's 5 B go. */
     double rep = sp ? t : 1.0;
-    double bytes = tok * (30.0 * h / rep + SAX_ACT_BYTES * kf * width / t + (flash ? 0.0 : 9.0 * heads * s));
+    double bytes = tok * ((drop ? 30.0 : 20.0) * h / rep + SAX_ACT_BYTES * kf * width / t +
+                          (flash ? 0.0 : (drop ? 9.0 : 4.0) * heads * s));
     out->elem_s = bytes / (gpu->hbm_bw_Bps * gpu->mem_eff);
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
@@ -176,12 +178,14 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * With TP alone, 10h of it (norm inputs, the two GEMM inputs, dropout masks) stays replicated.
      * FP8 (Transformer Engine): each linear layer keeps its input for the weight gradient as the
      * FP8 copy it cast for the forward GEMM, 1 B instead of 2: the QKV, projection and FC1 inputs
-     * (h each) and the FC2 input (width) - 3h + width less (docs/cost-model.md section 8). */
+     * (h each) and the FC2 input (width) - 3h + width less (docs/cost-model.md section 8).
+     * Without dropout its two masks (h each) and, unfused, the attention's mask and output (3as) go. */
     double fp8_saved = prec == SAX_PRECISION_FP8 ? 3.0 * h + width : 0.0;
-    double per_tok = (7.0 + 4.0 * g / a + 4.0 + 3.0) * h + 2.0 * kf * width - fp8_saved;
-    double replicated = sp ? 0.0 : 10.0 * h;
+    double masks = drop ? 0.0 : 2.0 * h;
+    double per_tok = (7.0 + 4.0 * g / a + 4.0 + 3.0) * h + 2.0 * kf * width - fp8_saved - masks;
+    double replicated = sp ? 0.0 : 10.0 * h - masks;
     double split = per_tok - replicated;
-    double scores = flash ? 0.0 : 5.0 * a * s; /* flash attention keeps no score matrix */
+    double scores = flash ? 0.0 : (drop ? 5.0 : 2.0) * a * s; /* flash attention keeps no score matrix */
     out->act_bytes = tok * (replicated + split / t + scores / t);
     out->act_sel_bytes = tok * (replicated + split / t);
     out->act_full_bytes = tok * SAX_ACT_BYTES * h / (sp ? t : 1.0);

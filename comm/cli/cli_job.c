@@ -174,6 +174,11 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     }
     ARG(j, p->training.grad_reduce_dtype == SAX_GRAD_DTYPE_BF16 ? "--grad-reduce-in-bf16"
                                                                 : "--accumulate-allreduce-grads-in-fp32");
+    if (p->training.optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16)
+        ARG(j, "--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16");
+    if (!p->training.master_weights)
+        NOTE(j, "master_weights false: the optimizer updates the bf16 weights (no fp32 master copy), "
+                "PyTorch's Adam on a bf16 model; Megatron-LM keeps fp32 master weights");
 
     /* rank order: Megatron-Core's default is tp-cp-ep-dp-pp; --use-tp-pp-dp-mapping gives tp-pp-dp */
     static const char *const dflt[] = {"tp", "cp", "dp", "pp"}, *const tppd[] = {"tp", "pp", "dp"};

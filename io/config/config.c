@@ -405,6 +405,19 @@ static sax_status_t check_precision(cf_ctx_t *ctx, const sax_problem_t *p)
     return SAX_OK;
 }
 
+/* Megatron-Core offloads the activations of fewer layers than the model has (TransformerConfig). */
+static sax_status_t check_offload(cf_ctx_t *ctx, const sax_problem_t *p)
+{
+    int n = p->training.offload_activation_layers;
+    if (n < p->model.layers)
+        return SAX_OK;
+    size_t mark = cf_push_key(ctx, "training");
+    cf_push_key(ctx, "offload_activation_layers");
+    sax_status_t st = cf_fail(ctx, "expected fewer than model.layers = %d, found %d", p->model.layers, n);
+    cf_pop(ctx, mark);
+    return st;
+}
+
 /* ---- public entry points ------------------------------------------------------------------------ */
 
 void sax_config_fini(sax_config_t *cfg)
@@ -441,7 +454,8 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
                              &cfg->problem.training)) != SAX_OK ||
         (st = parse_cluster(&ctx, cJSON_GetObjectItemCaseSensitive(root, "cluster"), &cfg->problem.cluster,
                             fixed)) != SAX_OK ||
-        (st = check_precision(&ctx, &cfg->problem)) != SAX_OK)
+        (st = check_precision(&ctx, &cfg->problem)) != SAX_OK ||
+        (st = check_offload(&ctx, &cfg->problem)) != SAX_OK)
         goto fail;
     if (space == NULL && (par == NULL || net == NULL)) {
         st = cf_fail(&ctx,

@@ -111,11 +111,28 @@ static const cf_field_t training_fields[] = {
     BOOL_F(sax_training_t, flash_attention, "flash_attention", 1,
            "fused (flash) attention: no score matrix in memory, the causal half skipped; false models "
            "Megatron 2021's unfused softmax"),
+    BOOL_F(sax_training_t, dropout, "dropout", 1,
+           "hidden and attention dropout (Megatron-LM's default 0.1): a 1 B mask an element kept for the "
+           "backward; false: none (Llama 3, Qwen3 and DeepSeek-V3 train without dropout)"),
+    INT_F(sax_training_t, offload_activation_layers, "offload_activation_layers", 0, CF_DEFAULT, 0,
+          "layers (fewer than `model.layers`) whose activations move to CPU memory after their forward "
+          "(Megatron-Core's --cpu-offloading-num-layers): they leave the GPU's memory, the copies are not "
+          "priced; Megatron offloads only with PP 1 and no recomputation, other candidates keep them"),
     ENUM_F(
         sax_training_t, grad_reduce_dtype, "grad_reduce_dtype", sax_grad_dtype_names, SAX_GRAD_DTYPE_COUNT,
         CF_MODEL, 0,
         "what data-parallel gradient reductions carry and main gradients are kept in: `fp32` (Megatron-LM's "
         "default for bf16 and fp8 training) or `bf16` (its --grad-reduce-in-bf16)"),
+    ENUM_F(sax_training_t, optimizer_moments_dtype, "optimizer_moments_dtype", sax_grad_dtype_names,
+           SAX_GRAD_DTYPE_COUNT, CF_MODEL, 0,
+           "what Adam's two moments are kept in: `fp32` (12 B of optimizer state a parameter with the fp32 "
+           "master weight) or `bf16` (8 B: Megatron-LM's --exp-avg-dtype and --exp-avg-sq-dtype bf16, "
+           "DeepSeek-V3's low-precision optimizer states)"),
+    BOOL_F(
+        sax_training_t, master_weights, "master_weights", 1,
+        "the optimizer keeps an fp32 master copy of the weights (4 B a parameter; mixed-precision training); "
+        "false: it updates the bf16 weights themselves (PyTorch's Adam on a bf16 model, NeMo AutoModel's "
+        "default torch_dtype)"),
 };
 const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
                                           COUNT(training_fields)};

@@ -128,10 +128,161 @@ static void test_340b_1f1b(void **state)
     close_to(r.memory_per_gpu_bytes, 10.0 * P0 + 2651848704.0 * 8.0 + 3.0 * GIB, "total");
 }
 
+/* Llama 3 405B on 8192 H100 (Llama 3 paper, Table 4 and section 3.3.2): TP 8, PP 16, DP 64, CP 1,
+ * sequence 8192, micro-batch 1 (m = 2048 / 64 = 32), BF16, sequence parallel, flash attention, no
+ * dropout, FSDP keeping parameters (zero 2), interleaved with V = 8 (the paper's first chunk holds only
+ * the embedding: one layer slot a chunk, 128 / 16 = 8 chunks), 126 layers as 7, 8 x 14, 7.
+ * Model: h = 16384, a = 128, g = 8, f = 53248 (SwiGLU: three matrices), V = 128256 untied.
+ *
+ * Parameters a layer on one GPU: attention 2h^2 (1 + g/a) = 570,425,344, MLP 3hf = 2,617,245,696,
+ * two norms 2h = 32,768 (sax: split by TP; Megatron's estimator: 4h replicated): 3,187,703,808 / 8 =
+ * 398,462,976. Stage 1 (8 layers, no embedding) P1 = 3,187,703,808 parameters:
+ *   weights 2 P1 = 6,375,407,616; fp32 gradients and optimizer sharded over DP = 64 (zero 2):
+ *   4 P1 / 64 = 199,231,488 and 12 P1 / 64 = 597,694,464.
+ * Activations a token and layer before /TP (docs/cost-model.md section 8): attention (7 + 4g/a)h =
+ *   7.25h, norms 4h, MLP 3h + 2 x 3 f = 3h + 6f, less the two 1-byte dropout masks (2h) without
+ *   dropout: 12.25h + 6f = 200,704 + 319,488 = 520,192 B (Megatron's estimator, (18 + 4f/h)h = 31h =
+ *   507,904 B, counts SwiGLU as two matrices, ignores GQA and keeps the masks); / 8 x 8192 tokens =
+ *   532,676,608 B a layer and micro-batch; stage 1: 8 layers = 4,261,412,864 B a micro-batch.
+ * In flight on stage 1: (p - s - 1) 2 + (v - 1) p + 1 = 28 + 112 + 1 = 141 chunks of 1/8 stage =
+ *   17.625 micro-batches: 75,107,401,728 B. Stage 0 (7 layers, 143/8 = 17.875) holds 66.65 GB and the
+ *   last stage (7 layers + fp32 logits 8192 x 128256 / 8 x 4 = 525,336,576 B, 113/8) 60.09 GB: stage 1
+ *   is the fullest, which Megatron's estimator (first stage only) does not look at.
+ * Total with 3 GiB reserved: 85,500,960,768 B = 79.63 GiB < 80 GiB. With V = 2 (the case's earlier
+ * assumption) stage 0 keeps 47/2 = 23.5 micro-batches: 7 x 532,676,608 x 23.5 = 87.6 GB, infeasible. */
+static void test_llama3_405b_8192(void **state)
+{
+    (void)state;
+    sax_result_t r;
+    eval_case("llama3-405b-8192-cp1", SAX_PRECISION_BF16, SAX_GRAD_DTYPE_FP32, 8, &r);
+    const double p1 = 3187703808.0, act = 4261412864.0 * 141.0 / 8.0;
+    assert_true(r.feasible);
+    close_to(r.mem_weights_bytes, 2.0 * p1, "weights (stage 1)");
+    close_to(r.mem_grads_bytes, 4.0 * p1 / 64.0, "gradients (fp32 over DP 64)");
+    close_to(r.mem_optimizer_bytes, 12.0 * p1 / 64.0, "optimizer (12 B over DP 64)");
+    close_to(r.mem_activations_bytes, act, "activations (stage 1, 141 chunks of 1/8)");
+    close_to(r.memory_per_gpu_bytes, 2.0 * p1 + 16.0 * p1 / 64.0 + act + 3.0 * GIB, "total");
+    assert_true(r.memory_per_gpu_bytes < 80.0 * GIB);
+}
+
+/* The same run with dropout (Megatron's default): each layer keeps two 1-byte masks of h a token, split
+ * by TP under SP: 2 x 16384 / 8 x 8192 = 33,554,432 B more a layer and micro-batch; stage 1 then keeps
+ * 8 x (532,676,608 + 33,554,432) x 17.625 = 79,837,904,640 B: 84.03 GiB, above 80 GiB. */
+static void test_llama3_405b_8192_dropout(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
+                     SAX_OK);
+    int i = 0;
+    while (i < n && strcmp(cases[i].name, "llama3-405b-8192-cp1") != 0)
+        i++;
+    assert_true(i < n);
+    sax_problem_t pb = cases[i].config.problem;
+    assert_false(pb.training.dropout);
+    pb.training.dropout = true;
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    sax_result_t r;
+    assert_int_equal(sax_model_eval(&pb, &cases[i].config.candidate, scratch, &r), SAX_OK);
+    free(scratch);
+    sax_dataset_free(cases, n);
+    assert_false(r.feasible);
+    assert_int_equal(r.reason, SAX_INFEASIBLE_MEMORY);
+    close_to(r.mem_activations_bytes, 8.0 * (532676608.0 + 33554432.0) * 141.0 / 8.0,
+             "activations with dropout masks (stage 1)");
+}
+
+/* DeepSeek-V3 keeps Adam's moments in bf16 (report section 3.3.3): 4 B fp32 master + 2 + 2 B = 8 B of
+ * optimizer state a parameter against 12 B, the same parameters sharded the same way: 2/3 of the fp32
+ * figure on the same stage. */
+static void test_bf16_moments(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
+                     SAX_OK);
+    int i = 0;
+    while (i < n && strcmp(cases[i].name, "nemo2407-nemotron4-340b-128") != 0)
+        i++;
+    assert_true(i < n);
+    sax_problem_t pb = cases[i].config.problem;
+    assert_int_equal(pb.training.optimizer_moments_dtype, SAX_GRAD_DTYPE_FP32);
+    pb.training.optimizer_moments_dtype = SAX_GRAD_DTYPE_BF16;
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    sax_result_t r;
+    assert_int_equal(sax_model_eval(&pb, &cases[i].config.candidate, scratch, &r), SAX_OK);
+    free(scratch);
+    sax_dataset_free(cases, n);
+    /* the 340B run's last stage as in test_340b_as_run, with 8/2 P0 of optimizer instead of 12/2 P0 */
+    close_to(r.mem_optimizer_bytes, 4.0 * P0, "optimizer (8 B over d = 2)");
+    close_to(r.memory_per_gpu_bytes, 8.0 * P0 + 3166699520.0 * 89.0 / 12.0 + 3.0 * GIB, "total");
+}
+
+/* Llama 3 70B on 64 GB200 (Megatron-Bridge 25.11, llama3_70b_pretrain_64gpu_gb200_fp8cs_config): TP 1,
+ * PP 1, Megatron-FSDP over 64 (zero 3), micro-batch 2, sequence 8192, FP8, bf16 gradients, no dropout,
+ * activations of 40 of the 80 layers offloaded to CPU memory (cpu_offloading_num_layers = 40).
+ * Model: h = 8192, a = 64, g = 8, f = 28672 (SwiGLU), V = 128256 untied.
+ * Parameters: a layer 2h^2 (1 + g/a) + 3hf + 2h = 150,994,944 + 704,643,072 + 16,384 = 855,654,400;
+ *   80 layers + embedding + output (2 V h = 2,101,346,304) = 70,553,698,304 = P; P / 64 = 1,102,401,536.
+ *   Weights (zero 3): 2 P / 64 + two gathered layers 2 x 2 P / 80 = 2,204,803,072 + 3,527,684,915.2;
+ *   gradients 2 P / 64 = 2,204,803,072; optimizer 12 P / 64 = 13,228,818,432.
+ * Activations a token and layer: 7.5h + 4h + 3h + 6f = 290,816 B, less FP8's 3h + f = 53,248 and no
+ *   dropout's 2h = 16,384: 221,184 B; x 16,384 tokens = 3,623,878,656 B a layer; 40 layers kept on the
+ *   GPU = 144,955,146,240 B, plus the fp32 logits 16,384 x 128,256 x 4 = 8,405,385,216 B; one
+ *   micro-batch in flight (PP 1): 153,360,531,456 B.
+ * Total with 3 GiB reserved: 177,747,866,419 B = 165.5 GiB < 186 GiB (all 80 layers: 293.5 GiB). */
+static void test_gb200_offload(void **state)
+{
+    (void)state;
+    sax_result_t r;
+    eval_case("bridge-gb200-llama3-70b-fsdp-64", SAX_PRECISION_FP8, SAX_GRAD_DTYPE_BF16, 1, &r);
+    const double w = 2204803072.0 + 3527684915.2, act = 40.0 * 3623878656.0 + 8405385216.0;
+    assert_true(r.feasible);
+    close_to(r.mem_weights_bytes, w, "weights (zero 3)");
+    close_to(r.mem_grads_bytes, 2204803072.0, "gradients (bf16 over 64)");
+    close_to(r.mem_optimizer_bytes, 13228818432.0, "optimizer (12 B over 64)");
+    close_to(r.mem_activations_bytes, act, "activations (40 of 80 layers on the GPU)");
+    close_to(r.memory_per_gpu_bytes, w + 2204803072.0 + 13228818432.0 + act + 3.0 * GIB, "total");
+}
+
+/* NeMo AutoModel's Qwen3-30B-A3B on 8 H100 (FSDP2 8 with EP 8, micro-batch 4, sequence 4096): a bf16
+ * model (torch_dtype "auto" -> bfloat16) under torch.optim.Adam, so no fp32 master weights and bf16
+ * moments: 4 B of optimizer state a parameter; gradients reduced in fp32 (4 B as sax counts them).
+ * Parameters a GPU owns: routed experts whole (expert data-parallel group 8 / 8 = 1): 48 layers x 16
+ *   experts x 3 x 2048 x 768 = 3,623,878,656; the rest sharded over 8: a layer q 2048 x 4096 +
+ *   k, v 2 x 2048 x 512 + o 4096 x 2048 + router 2048 x 128 + norms 2 x 2048 = 19,140,608, x 48 =
+ *   918,749,184, + embedding and output 2 x 151,936 x 2048 = 622,329,856: 1,541,079,040 / 8 =
+ *   192,634,880. Owned 3,816,513,536: optimizer 4 B = 15,266,054,144 (with fp32 master and moments,
+ *   12 B: 45,798,162,432, which made the run infeasible), gradients 4 B the same. */
+static void test_bf16_model_without_master(void **state)
+{
+    (void)state;
+    sax_result_t r;
+    eval_case("automodel-qwen3-30b-a3b-8", SAX_PRECISION_BF16, SAX_GRAD_DTYPE_FP32, 1, &r);
+    const double owned = 3623878656.0 + 1541079040.0 / 8.0;
+    assert_true(r.feasible);
+    close_to(r.mem_optimizer_bytes, 4.0 * owned, "optimizer (bf16 m and v, no master)");
+    close_to(r.mem_grads_bytes, 4.0 * owned, "gradients (fp32)");
+    assert_true(r.memory_per_gpu_bytes < 80.0 * GIB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
                                        cmocka_unit_test(test_340b_bf16_fp32_grads),
-                                       cmocka_unit_test(test_340b_1f1b)};
+                                       cmocka_unit_test(test_340b_1f1b),
+                                       cmocka_unit_test(test_llama3_405b_8192),
+                                       cmocka_unit_test(test_llama3_405b_8192_dropout),
+                                       cmocka_unit_test(test_bf16_moments),
+                                       cmocka_unit_test(test_gb200_offload),
+                                       cmocka_unit_test(test_bf16_model_without_master)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,6 +119,7 @@ static void test_layer_flops_by_hand(void **state)
     sax_training_t tr = {.global_batch = 1,
                          .precision = SAX_PRECISION_BF16,
                          .flash_attention = false,
+                         .dropout = true, /* Korthikanti's counts include the dropout masks */
                          .grad_reduce_dtype = SAX_GRAD_DTYPE_FP32};
     sax_layer_cost_t lc;
     sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);
@@ -146,6 +147,7 @@ static void test_korthikanti_activation_memory(void **state)
     sax_training_t tr = {.global_batch = 1,
                          .precision = SAX_PRECISION_BF16,
                          .flash_attention = false,
+                         .dropout = true, /* Korthikanti's counts include the dropout masks */
                          .grad_reduce_dtype = SAX_GRAD_DTYPE_FP32};
     const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
     sax_layer_cost_t lc;
@@ -158,6 +160,14 @@ static void test_korthikanti_activation_memory(void **state)
     assert_within(lc.act_sel_bytes, sbh / t * 34, 1e-12);
     /* full recomputation keeps the layer input only: 2 s b h bytes, / t with SP */
     assert_within(lc.act_full_bytes, 2 * sbh / t, 1e-12);
+    /* without dropout (Korthikanti's items): the attention's and the MLP's 1-byte masks (sbh each) go,
+     * and of the 5as of the scores the dropout mask (as) and output (2as): 34 -> 32 and 5as -> 2as;
+     * with TP alone the masks were among the replicated 10 sbh: 10 -> 8 */
+    tr.dropout = false;
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, false, false, &lc);
+    assert_within(lc.act_bytes, sbh * (8 + 24 / t + 2 * a * s / (h * t)), 1e-12);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, true, false, &lc);
+    assert_within(lc.act_bytes, sbh / t * (32 + 2 * a * s / h), 1e-12);
 }
 
 /* GEMM model (gemm.c): AI = 2mnk / (2(mk + kn + mn)); for m = n = k = 1000, AI = 1000/3 FLOP/B;
@@ -182,8 +192,13 @@ static void test_zero_shards_experts_over_their_replicas(void **state)
                          .micro_batch = 1,
                          .schedule = SAX_SCHEDULE_1F1B,
                          .zero = 1};
-    sax_memory_in_t in = {
-        .stage = 0, .layers = 4, .micro = 1, .params = 10e9, .expert_params = 8e9, .grad_bytes = 4.0};
+    sax_memory_in_t in = {.stage = 0,
+                          .layers = 4,
+                          .micro = 1,
+                          .params = 10e9,
+                          .expert_params = 8e9,
+                          .grad_bytes = 4.0,
+                          .optimizer_bytes = 12.0}; /* fp32 master and moments */
     sax_memory_t m;
     sax_memory_stage(&c, &in, &m);
     assert_true(fabs(m.optimizer_bytes - 49.5e9) < 1.0);

@@ -316,6 +316,8 @@ static const bad_t bad_files[] = {
     {"link-without-latency", "cluster.site_links[0]:", "\"latency\" or \"distance\""},
     {"duplicate-link", "cluster.site_links[1]:", "second link between"},
     {"kv-heads-not-divisor", "model.kv_heads:", "expected a divisor of heads = 96, found 7"},
+    {"offload-all-layers",
+     "training.offload_activation_layers:", "expected fewer than model.layers = 96, found 96"},
     {"first-stage-layers-negative",
      "parallelism.decoder_first_pipeline_num_layers:", "expected an integer >= 0, found -1"},
     {"order-missing-dim", "parallelism.order:", "found no \"pp\""},
