@@ -308,11 +308,13 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
 }
 
 /* Schedules with separate weight gradients place W greedily where a stage would idle; which
- * idle time exists depends on the transfers, and a greedy choice that depends on them can make a
- * slower link finish earlier (a list-scheduling anomaly). So W's place is chosen once, on the same
- * pipeline with free transfers, and that fixed order is then timed with the real ones: with every
- * stage's order fixed, each event's start is a max of sums of the inputs, so a slower transfer
- * never makes anything earlier. */
+ * idle time exists depends on the transfers and on the stages' times, and a greedy choice that
+ * depends on them can make a slower link finish earlier (a list-scheduling anomaly: a forward made
+ * longer by a slower link can open a gap that W then fills). So W's place is chosen once, on the same
+ * pipeline with free transfers and, when pl->own_place, the stage times without cross-site traffic,
+ * and that fixed order is then timed with the real ones: with every stage's order fixed, each event's
+ * start is a max of sums of the inputs, so a slower transfer or a longer event never makes anything
+ * earlier. */
 long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipeline_result_t *out,
                            sax_event_t *events, long max_events)
 {
@@ -337,8 +339,13 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
     static const sax_pipeline_t zero_links; /* only its link_s (all zero) is read */
     sax_pipeline_t *free_pl = &sc->free_links;
     *free_pl = *pl;
-    for (int s = 0; s < p; s++)
+    for (int s = 0; s < p; s++) {
         free_pl->link_s[s] = free_pl->link_busy_s[s] = zero_links.link_s[s];
+        if (pl->own_place) {
+            free_pl->f_s[s] = pl->place_f_s[s];
+            free_pl->b_s[s] = pl->place_b_s[s];
+        }
+    }
     run_t greedy = {sc->ops, start, true, sc->fixed};
     if (run(free_pl, sc, &greedy, out, NULL, 0) < 0)
         return -1;
@@ -406,6 +413,10 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     if (pl->ends_differ) {
         key = hash_doubles(key, pl->head_s, 3);
         key = hash_doubles(key, pl->tail_s, 3);
+    }
+    if (sd->split_w && pl->own_place) {
+        key = hash_doubles(key, pl->place_f_s, p);
+        key = hash_doubles(key, pl->place_b_s, p);
     }
     key |= 1; /* never 0, the empty mark */
     sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];
