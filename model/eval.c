@@ -369,16 +369,6 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double z3 = z3_f + z3_b;
     st->f += f + z3_f;
     st->b += b + z3_b;
-    /* the same without the traffic of the groups that cross site links (`xsite`, by dimension and
-     * SAX_GROUP_EXPERT_DP): what ZB-H1's W placement sees, so that its order never depends on the
-     * links (schedule.c) */
-    double f_loc = fwd + (xsite[SAX_DIM_TP] ? 0.0 : tp_f) + (xsite[SAX_DIM_CP] ? 0.0 : cp_f) +
-                   (xsite[SAX_DIM_EP] ? 0.0 : ep_f);
-    double b_loc = bwd_in + rc + (xsite[SAX_DIM_TP] ? 0.0 : tp_b + rc_tp) + (xsite[SAX_DIM_CP] ? 0.0 : cp_b) +
-                   (xsite[SAX_DIM_EP] ? 0.0 : ep_b);
-    bool z3_loc = c->zero == 3 && !xsite[SAX_DIM_DP] && !xsite[SAX_GROUP_EXPERT_DP];
-    st->place_f += f_loc + (z3_loc ? sax_max(0.0, z3_ag * slow - eta * f_loc) : 0.0);
-    st->place_b += b_loc + (z3_loc ? sax_max(0.0, (z3_ag + z3_rs) * slow - eta * (b_loc + wgt)) : 0.0);
     st->w += wgt;
     st->comp += fwd + bwd_in + rc + wgt;
     st->tp += tp_f + tp_b + rc_tp;
@@ -399,6 +389,18 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->act += a;
     st->act_peak_layer =
         sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
+    /* the same without the traffic of the groups that cross site links (`xsite`, by dimension and
+     * SAX_GROUP_EXPERT_DP; NULL: not needed): what ZB-H1's W placement sees, so that its order never
+     * depends on the links (schedule.c) */
+    if (xsite == NULL)
+        return;
+    double f_loc = fwd + (xsite[SAX_DIM_TP] ? 0.0 : tp_f) + (xsite[SAX_DIM_CP] ? 0.0 : cp_f) +
+                   (xsite[SAX_DIM_EP] ? 0.0 : ep_f);
+    double b_loc = bwd_in + rc + (xsite[SAX_DIM_TP] ? 0.0 : tp_b + rc_tp) + (xsite[SAX_DIM_CP] ? 0.0 : cp_b) +
+                   (xsite[SAX_DIM_EP] ? 0.0 : ep_b);
+    bool z3_loc = c->zero == 3 && !xsite[SAX_DIM_DP] && !xsite[SAX_GROUP_EXPERT_DP];
+    st->place_f += f_loc + (z3_loc ? sax_max(0.0, z3_ag * slow - eta * f_loc) : 0.0);
+    st->place_b += b_loc + (z3_loc ? sax_max(0.0, (z3_ag + z3_rs) * slow - eta * (b_loc + wgt)) : 0.0);
 }
 
 /* Boundary s's transfers per second in the steady state, each way: its chunks per micro-batch (v,
@@ -556,9 +558,15 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     gpu_costs_t cache[SAX_MAX_SITES + 1];
     int n_cache = 0;
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
-    bool xsite[SAX_DIM_COUNT + 1]; /* which groups cross site links */
+    /* which groups cross site links, where the stage times that place a greedy schedule's W must leave
+     * their traffic out (schedule.c; NULL: nowhere, or no such schedule) */
+    bool xsite[SAX_DIM_COUNT + 1];
     for (int d = 0; d <= SAX_DIM_COUNT; d++)
         xsite[d] = lay.dim[d].sites > 1;
+    bool any_xsite = xsite[SAX_DIM_TP] || xsite[SAX_DIM_CP] || xsite[SAX_DIM_EP] ||
+                     (c->zero == 3 && (xsite[SAX_DIM_DP] || xsite[SAX_GROUP_EXPERT_DP]));
+    const sax_schedule_desc_t *sd = sax_schedule_get(c->schedule);
+    const bool *place = sd->split_w && sd->order != NULL && any_xsite ? xsite : NULL;
     lcm.tp_ar = collective(&memo, cl, c, &lay, SAX_DIM_TP, SAX_OP_ALL_REDUCE, g0->dense.tp_bytes,
                            SAX_ACT_BYTES, &lcm.tr_tp);
     lcm.cp_pass = collective(&memo, cl, c, &lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
@@ -574,7 +582,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     pl.stages = pp;
     pl.chunks = v;
     pl.micro = (int)m;
-    pl.own_place = true;
+    pl.own_place = place != NULL;
     stage_gpus(p, c, &lay, st);
     int first_layer = 0;
     sax_traffic_t tr_z3; /* ZeRO-3's gathers and scatters of one micro-batch, every stage */
@@ -616,7 +624,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         }
         stage_t one = {0}, many;
         layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
-        add_layer(p, c, &gc->dense, &lcm, xsite, false, ag_d, rs_d, &one, &part_one);
+        add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, &one, &part_one);
         many = one;
         st[s].f = n_dense * one.f;
         st[s].b = n_dense * one.b;
@@ -634,7 +642,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
         if (nl > n_dense) {
             memset(&many, 0, sizeof many);
-            add_layer(p, c, &gc->moe, &lcm, xsite, true, ag_m, rs_m, &many, &part_many);
+            add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, &many, &part_many);
             double k = nl - n_dense;
             st[s].f += k * many.f;
             st[s].b += k * many.b;

@@ -336,15 +336,22 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
         run_t rn = {sc->ops, start, false, NULL};
         return run(pl, sc, &rn, out, events, max_events);
     }
-    static const sax_pipeline_t zero_links; /* only its link_s (all zero) is read */
+    /* the pipeline W is placed on: what run() reads of it, for the p stages only (the whole struct is
+     * 14 KB, most of it unused stages) */
     sax_pipeline_t *free_pl = &sc->free_links;
-    *free_pl = *pl;
+    free_pl->schedule = pl->schedule;
+    free_pl->stages = p;
+    free_pl->chunks = pl->chunks;
+    free_pl->micro = pl->micro;
+    free_pl->ends_differ = pl->ends_differ;
+    memcpy(free_pl->head_s, pl->head_s, sizeof pl->head_s);
+    memcpy(free_pl->tail_s, pl->tail_s, sizeof pl->tail_s);
+    const double *f = pl->own_place ? pl->place_f_s : pl->f_s, *b = pl->own_place ? pl->place_b_s : pl->b_s;
     for (int s = 0; s < p; s++) {
-        free_pl->link_s[s] = free_pl->link_busy_s[s] = zero_links.link_s[s];
-        if (pl->own_place) {
-            free_pl->f_s[s] = pl->place_f_s[s];
-            free_pl->b_s[s] = pl->place_b_s[s];
-        }
+        free_pl->f_s[s] = f[s];
+        free_pl->b_s[s] = b[s];
+        free_pl->w_s[s] = pl->w_s[s];
+        free_pl->link_s[s] = free_pl->link_busy_s[s] = 0.0;
     }
     run_t greedy = {sc->ops, start, true, sc->fixed};
     if (run(free_pl, sc, &greedy, out, NULL, 0) < 0)
