@@ -11,6 +11,7 @@
 typedef struct {
     double f, b, w;              /* per micro-batch, one chunk: forward, input grad, weight grad */
     double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
+    double place_f, place_b;     /* f and b without the traffic of groups that cross site links */
     double params;               /* parameters held per GPU (before ZeRO sharding) */
     double expert_params;        /* of which routed experts (replicated over cp x dp / ep only) */
     double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
@@ -366,8 +367,8 @@ typedef struct {
 
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
-                      const layer_comm_t *lcm, bool moe, double z3_ag, double z3_rs, stage_t *st,
-                      layer_parts_t *parts)
+                      const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
+                      stage_t *st, layer_parts_t *parts)
 {
     /* TP traffic hides behind GEMMs only when it is split into all-gather and reduce-scatter
      * (sequence parallelism), which lets the GEMM consume chunks as they arrive (Megatron's
@@ -428,6 +429,18 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->act += a;
     st->act_peak_layer =
         sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
+    /* the same without the traffic of the groups that cross site links (`xsite`, by dimension and
+     * SAX_GROUP_EXPERT_DP; NULL: not needed): what ZB-H1's W placement sees, so that its order never
+     * depends on the links (schedule.c) */
+    if (xsite == NULL)
+        return;
+    double f_loc = fwd + (xsite[SAX_DIM_TP] ? 0.0 : tp_f) + (xsite[SAX_DIM_CP] ? 0.0 : cp_f) +
+                   (xsite[SAX_DIM_EP] ? 0.0 : ep_f);
+    double b_loc = bwd_in + rc + (xsite[SAX_DIM_TP] ? 0.0 : tp_b + rc_tp) + (xsite[SAX_DIM_CP] ? 0.0 : cp_b) +
+                   (xsite[SAX_DIM_EP] ? 0.0 : ep_b);
+    bool z3_loc = c->zero == 3 && !xsite[SAX_DIM_DP] && !xsite[SAX_GROUP_EXPERT_DP];
+    st->place_f += f_loc + (z3_loc ? sax_max(0.0, z3_ag * slow - eta * f_loc) : 0.0);
+    st->place_b += b_loc + (z3_loc ? sax_max(0.0, (z3_ag + z3_rs) * slow - eta * (b_loc + wgt)) : 0.0);
 }
 
 /* Boundary s's transfers per second in the steady state, each way: its chunks per micro-batch (v,
@@ -585,6 +598,15 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     gpu_costs_t cache[SAX_MAX_SITES + 1];
     int n_cache = 0;
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
+    /* which groups cross site links, where the stage times that place a greedy schedule's W must leave
+     * their traffic out (schedule.c; NULL: nowhere, or no such schedule) */
+    bool xsite[SAX_DIM_COUNT + 1];
+    for (int d = 0; d <= SAX_DIM_COUNT; d++)
+        xsite[d] = lay->dim[d].sites > 1;
+    bool any_xsite = xsite[SAX_DIM_TP] || xsite[SAX_DIM_CP] || xsite[SAX_DIM_EP] ||
+                     (c->zero == 3 && (xsite[SAX_DIM_DP] || xsite[SAX_GROUP_EXPERT_DP]));
+    const sax_schedule_desc_t *sd = sax_schedule_get(c->schedule);
+    const bool *place = sd->split_w && sd->order != NULL && any_xsite ? xsite : NULL;
     lcm.tp_ar = collective(&memo, cl, c, lay, SAX_DIM_TP, SAX_OP_ALL_REDUCE, g0->dense.tp_bytes,
                            SAX_ACT_BYTES, &lcm.tr_tp);
     lcm.cp_pass = collective(&memo, cl, c, lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
@@ -600,6 +622,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     pl.stages = pp;
     pl.chunks = v;
     pl.micro = (int)m;
+    pl.own_place = place != NULL;
     stage_gpus(p, c, lay, st);
     int first_layer = 0;
     sax_traffic_t tr_z3; /* ZeRO-3's gathers and scatters of one micro-batch, every stage */
@@ -641,11 +664,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         }
         stage_t one = {0}, many;
         layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
-        add_layer(p, c, &gc->dense, &lcm, false, ag_d, rs_d, &one, &part_one);
+        add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, &one, &part_one);
         many = one;
         st[s].f = n_dense * one.f;
         st[s].b = n_dense * one.b;
         st[s].w = n_dense * one.w;
+        st[s].place_f = n_dense * one.place_f;
+        st[s].place_b = n_dense * one.place_b;
         st[s].comp = n_dense * one.comp;
         st[s].tp = n_dense * one.tp;
         st[s].cp = n_dense * one.cp;
@@ -657,11 +682,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
         if (nl > n_dense) {
             memset(&many, 0, sizeof many);
-            add_layer(p, c, &gc->moe, &lcm, true, ag_m, rs_m, &many, &part_many);
+            add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, &many, &part_many);
             double k = nl - n_dense;
             st[s].f += k * many.f;
             st[s].b += k * many.b;
             st[s].w += k * many.w;
+            st[s].place_f += k * many.place_f;
+            st[s].place_b += k * many.place_b;
             st[s].comp += k * many.comp;
             st[s].tp += k * many.tp;
             st[s].cp += k * many.cp;
@@ -706,6 +733,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             const sax_logits_cost_t *lg = &gc->logits; /* forward, data gradient, weight gradient */
             st[s].f += lg->gemm_s + lg->loss_fwd_s;
             st[s].b += lg->gemm_s + lg->loss_bwd_s;
+            st[s].place_f += lg->gemm_s + lg->loss_fwd_s;
+            st[s].place_b += lg->gemm_s + lg->loss_bwd_s;
             st[s].w += lg->gemm_s;
             st[s].comp += 3.0 * lg->gemm_s + lg->loss_fwd_s + lg->loss_bwd_s;
             st[s].act += lg->act_bytes;
@@ -718,6 +747,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.f_s[s] = st[s].f / v;
         pl.b_s[s] = st[s].b / v;
         pl.w_s[s] = st[s].w / v;
+        pl.place_f_s[s] = st[s].place_f / v;
+        pl.place_b_s[s] = st[s].place_b / v;
     }
     pl.ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 &&
                      c->first_stage_layers == 0 && c->last_stage_layers == 0;

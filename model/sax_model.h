@@ -396,6 +396,11 @@ typedef struct {
      * b_s, w_s (layer_split embedding-loss under interleaving: one layer short); false: they do not */
     bool ends_differ;
     double head_s[3], tail_s[3];
+    /* own_place: ZB-H1 chooses W's place on place_f_s and place_b_s (f_s and b_s without the exposed
+     * traffic of the groups that cross site links) instead of f_s and b_s, so that the order it then
+     * times never depends on the site links (docs/cost-model.md section 7); false: on f_s and b_s */
+    bool own_place;
+    double place_f_s[SAX_SIM_MAX_STAGES], place_b_s[SAX_SIM_MAX_STAGES];
     /* (sax_pipeline_simulate copies the fields one by one, the stages in use only: a new field is
        copied there too) */
 } sax_pipeline_t;

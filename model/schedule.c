@@ -309,11 +309,13 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
 }
 
 /* Schedules with separate weight gradients place W greedily where a stage would idle; which
- * idle time exists depends on the transfers, and a greedy choice that depends on them can make a
- * slower link finish earlier (a list-scheduling anomaly). So W's place is chosen once, on the same
- * pipeline with free transfers, and that fixed order is then timed with the real ones: with every
- * stage's order fixed, each event's start is a max of sums of the inputs, so a slower transfer
- * never makes anything earlier. */
+ * idle time exists depends on the transfers and on the stages' times, and a greedy choice that
+ * depends on them can make a slower link finish earlier (a list-scheduling anomaly: a forward made
+ * longer by a slower link can open a gap that W then fills). So W's place is chosen once, on the same
+ * pipeline with free transfers and, when pl->own_place, the stage times without cross-site traffic,
+ * and that fixed order is then timed with the real ones: with every stage's order fixed, each event's
+ * start is a max of sums of the inputs, so a slower transfer or a longer event never makes anything
+ * earlier. */
 long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipeline_result_t *out,
                            sax_event_t *events, long max_events)
 {
@@ -335,21 +337,24 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
         run_t rn = {sc->ops, start, false, NULL};
         return run(pl, sc, &rn, out, events, max_events);
     }
-    /* the pipeline with free transfers: its stages in use copied (a whole copy is 10 KB) */
+    /* the pipeline W is placed on: what run() reads of it, for the p stages only (the whole struct is
+     * 14 KB, most of it unused stages) */
     sax_pipeline_t *free_pl = &sc->free_links;
-    size_t used = (size_t)p * sizeof(double);
     free_pl->schedule = pl->schedule;
     free_pl->stages = p;
     free_pl->chunks = pl->chunks;
     free_pl->micro = pl->micro;
-    memcpy(free_pl->f_s, pl->f_s, used);
-    memcpy(free_pl->b_s, pl->b_s, used);
-    memcpy(free_pl->w_s, pl->w_s, used);
-    memset(free_pl->link_s, 0, used);
-    memset(free_pl->link_busy_s, 0, used);
     free_pl->ends_differ = pl->ends_differ;
+    free_pl->own_place = false;
     memcpy(free_pl->head_s, pl->head_s, sizeof pl->head_s);
     memcpy(free_pl->tail_s, pl->tail_s, sizeof pl->tail_s);
+    const double *f = pl->own_place ? pl->place_f_s : pl->f_s, *b = pl->own_place ? pl->place_b_s : pl->b_s;
+    for (int s = 0; s < p; s++) {
+        free_pl->f_s[s] = f[s];
+        free_pl->b_s[s] = b[s];
+        free_pl->w_s[s] = pl->w_s[s];
+        free_pl->link_s[s] = free_pl->link_busy_s[s] = 0.0;
+    }
     run_t greedy = {sc->ops, start, true, sc->fixed};
     if (run(free_pl, sc, &greedy, out, NULL, 0) < 0)
         return -1;
@@ -427,6 +432,10 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
     if (pl->ends_differ) {
         key = hash_doubles(key, pl->head_s, 3);
         key = hash_doubles(key, pl->tail_s, 3);
+    }
+    if (sd->split_w && pl->own_place) {
+        key = hash_doubles(key, pl->place_f_s, p);
+        key = hash_doubles(key, pl->place_b_s, p);
     }
     key = memo_key(key);
     sax_memo_t *slot = &sc->memo[key % SAX_MEMO_SLOTS];

@@ -316,6 +316,45 @@ static void test_cross_site_pipeline_costs(void **state)
     assert_true(b.breakdown_s[SAX_PHASE_PP] > a.breakdown_s[SAX_PHASE_PP]);
 }
 
+/* Two pipeline boundaries on one link, worked by hand: an interleaved pipeline over the two buildings
+ * (TP 8, DP 128, PP 2 outermost, v = 2; m = 512 / 128 = 4) crosses the 100 Gbit/s link twice, at the
+ * boundary from stage 0 to stage 1 (activations A -> B, their gradients B -> A) and at the
+ * wrap-around from stage 1 back to stage 0 (activations B -> A, gradients A -> B). One transfer of
+ * every pipeline puts b = 128 pipelines x 8 TP ranks x (1 x 8192 x 8192 x 2 B / 8) = 17.18 GB on one
+ * direction of the link: 1.374 s at the link's C = 12.5 GB/s, what a transfer holds alone (1F1B, no
+ * wrap-around). In the steady state each boundary demands its transfers' bytes over a stage's compute
+ * of a micro-batch (its chunks: 2 at the boundary, 1 at the wrap-around; a stage computes a
+ * micro-batch in about a third of a second), tens of GB/s per direction, far above C / 2. So on each
+ * direction the other boundary keeps half the link and a transfer gets the other half (max-min: each
+ * demands more than C / 2): it holds the boundary's channels b / (C / 2) = 2.749 s, both boundaries
+ * alike (docs/cost-model.md section 9). Eight such transfers (m v) leave stage 0 one after another,
+ * so the iteration takes at least 8 x 2.749 s = 21.99 s. */
+static void test_two_boundaries_share_a_link(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.cluster.links[0].bw_Bps = 12.5e9; /* 100 Gbit/s */
+    p.cluster.links[0].latency_s = 5e-6;
+    sax_candidate_t c = base();
+    c.pp = 2;
+    c.dp = 128;
+    c.vpp = 2;
+    c.schedule = SAX_SCHEDULE_INTERLEAVED;
+    c.order[2] = SAX_DIM_DP;
+    c.order[3] = SAX_DIM_PP;
+    sax_result_t r;
+    static sax_pipeline_t pl;
+    assert_int_equal(sax_model_eval_pipeline(&p, &c, scratch, &r, &pl), SAX_OK);
+    assert_true(r.feasible);
+    const double b = 128.0 * 8 * (8192.0 * 8192 * 2 / 8), held = b / (12.5e9 / 2);
+    for (int s = 0; s < 2; s++)
+        if (fabs(pl.link_busy_s[s] - held) > 1e-12 * held)
+            fail_msg("boundary %d holds its channels %.15g s, expected %.15g s", s, pl.link_busy_s[s], held);
+    assert_true(r.iteration_time_s >= 8.0 * held);
+    /* per iteration each direction carries 8 transfers of one boundary and 4 of the other */
+    assert_true(fabs(r.link_bytes[0] - 2.0 * 12.0 * b) <= 1e-6 * r.link_bytes[0]);
+}
+
 /* sax_model_eval_trace: the same result as sax_model_eval; the stages' ends (last event, exposed DP,
  * optimizer step) end the iteration on the critical stage and nowhere later; the breakdown's exposed
  * TP, CP and EP are its events' comm parts times micro-batches; the classes' link bytes add up to
@@ -380,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_degrees_product),
         cmocka_unit_test(test_no_allocation),
         cmocka_unit_test(test_cross_site_pipeline_costs),
+        cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "model_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -172,6 +173,43 @@ static void test_slower_links_never_faster(void **state)
     }
 }
 
+/* ZB-H1 places a W where a stage would otherwise idle for at least W, and that choice depends on
+ * the stage times: a longer F can open the gap a W fills, and finish earlier. 2 stages, m = 2,
+ * B = W = 1, free transfers, worked by hand:
+ *   F = 0.9: stage 0: F0 [0,.9] F1 [.9,1.8]; stage 1: F0 [.9,1.8] B0 [1.8,2.8] F1 [2.8,3.7]
+ *            B1 [3.7,4.7] W0 W1 -> 6.7; stage 0: B0 [2.8,3.8], B1 ready at 4.7: a gap of 0.9 < W,
+ *            so B1 [4.7,5.7] W0 W1                                               -> makespan 7.7
+ *   F = 1:   stage 1's B1 ends at 5; stage 0: B0 [3,4], a gap of 1 = W: W0 [4,5] B1 [5,6] W1 -> 7
+ * A slower site link lengthens F (exposed cross-site traffic), so eval.c hands the placement the
+ * times without that traffic (own_place): W is placed as for F = 0.9, and the order, stage 0
+ * F0 F1 B0 B1 W0 W1, is timed with the real F: B1 [3F + 2, 3F + 3], then W0 and W1, 3F + 5. */
+static void test_w_placed_on_own_times(void **state)
+{
+    (void)state;
+    static sax_pipeline_t pl;
+    uniform(&pl, SAX_SCHEDULE_ZB_H1, 2, 1, 2, 0.9, 1.0, 1.0, 0.0);
+    near(sim(&pl), 7.7);
+    uniform(&pl, SAX_SCHEDULE_ZB_H1, 2, 1, 2, 1.0, 1.0, 1.0, 0.0);
+    near(sim(&pl), 7.0); /* the anomaly: a longer F, 0.7 earlier */
+    pl.own_place = true;
+    const double f[] = {0.9, 1.0, 1.1};
+    for (int k = 0; k < 3; k++) {
+        uniform(&pl, SAX_SCHEDULE_ZB_H1, 2, 1, 2, f[k], 1.0, 1.0, 0.0);
+        pl.place_f_s[0] = pl.place_f_s[1] = 0.9;
+        pl.place_b_s[0] = pl.place_b_s[1] = 1.0;
+        near(sim(&pl), 3.0 * f[k] + 5.0);
+    }
+    pl.place_f_s[0] = pl.place_f_s[1] = 1.0; /* placed on the times it runs with: as without own_place */
+    uniform(&pl, SAX_SCHEDULE_ZB_H1, 2, 1, 2, 1.0, 1.0, 1.0, 0.0);
+    near(sim(&pl), 7.0);
+    double makespan, finish[2]; /* sax_pipeline_time's memo tells the placements apart */
+    assert_true(sax_pipeline_time(&pl, scratch, &makespan, finish));
+    near(makespan, 7.0);
+    pl.place_f_s[0] = pl.place_f_s[1] = 0.9;
+    assert_true(sax_pipeline_time(&pl, scratch, &makespan, finish));
+    near(makespan, 8.0);
+}
+
 /* Transfers over one boundary in one direction run one after another (Megatron's p2p over NCCL: the
  * channels carry one transfer's chunks at a time). 2 stages, 1F1B, m = 4, F = B = 1, each transfer
  * 5 (1 of latency, busy 4). Worked by hand, event by event:
@@ -257,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_closed_forms_match_simulation),
         cmocka_unit_test(test_uneven_stages),
         cmocka_unit_test(test_slower_links_never_faster),
+        cmocka_unit_test(test_w_placed_on_own_times),
         cmocka_unit_test(test_transfers_queue_by_hand),
         cmocka_unit_test(test_busy_links_bound_and_monotone),
     };
