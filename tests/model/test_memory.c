@@ -58,18 +58,32 @@ static void close_to(double got, double want, const char *what)
         fail_msg("%s: sax %.0f, by hand %.0f (%.4f %%)", what, got, want, 100.0 * (got - want) / want);
 }
 
+/* Loads public-runs.json into *cases and returns the index of the case `name`. */
+static int public_case(sax_case_t **cases, int *n, const char *name)
+{
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", cases, n, &err), SAX_OK);
+    int i = 0;
+    while (i < *n && strcmp((*cases)[i].name, name) != 0)
+        i++;
+    assert_true(i < *n);
+    return i;
+}
+
+static void eval_scratch(const sax_problem_t *pb, const sax_candidate_t *c, sax_result_t *r)
+{
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    assert_int_equal(sax_model_eval(pb, c, scratch, r), SAX_OK);
+    free(scratch);
+}
+
 static void eval_case(const char *name, sax_precision_t prec, sax_grad_dtype_t grads, int vpp,
                       sax_result_t *r)
 {
     sax_case_t *cases = NULL;
-    int n = 0;
-    sax_error_t err = {{0}};
-    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
-                     SAX_OK);
-    int i = 0;
-    while (i < n && strcmp(cases[i].name, name) != 0)
-        i++;
-    assert_true(i < n);
+    int n = 0, i = public_case(&cases, &n, name);
     sax_problem_t pb = cases[i].config.problem;
     sax_candidate_t c = cases[i].config.candidate;
     pb.training.precision = prec;
@@ -78,11 +92,7 @@ static void eval_case(const char *name, sax_precision_t prec, sax_grad_dtype_t g
         c.vpp = 1;
         c.schedule = SAX_SCHEDULE_1F1B;
     }
-    sax_scratch_t *scratch = malloc(sax_scratch_size());
-    assert_non_null(scratch);
-    sax_scratch_init(scratch);
-    assert_int_equal(sax_model_eval(&pb, &c, scratch, r), SAX_OK);
-    free(scratch);
+    eval_scratch(&pb, &c, r);
     sax_dataset_free(cases, n);
 }
 
@@ -172,23 +182,12 @@ static void test_llama3_405b_8192_dropout(void **state)
 {
     (void)state;
     sax_case_t *cases = NULL;
-    int n = 0;
-    sax_error_t err = {{0}};
-    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
-                     SAX_OK);
-    int i = 0;
-    while (i < n && strcmp(cases[i].name, "llama3-405b-8192-cp1") != 0)
-        i++;
-    assert_true(i < n);
+    int n = 0, i = public_case(&cases, &n, "llama3-405b-8192-cp1");
     sax_problem_t pb = cases[i].config.problem;
     assert_false(pb.training.dropout);
     pb.training.dropout = true;
-    sax_scratch_t *scratch = malloc(sax_scratch_size());
-    assert_non_null(scratch);
-    sax_scratch_init(scratch);
     sax_result_t r;
-    assert_int_equal(sax_model_eval(&pb, &cases[i].config.candidate, scratch, &r), SAX_OK);
-    free(scratch);
+    eval_scratch(&pb, &cases[i].config.candidate, &r);
     sax_dataset_free(cases, n);
     assert_false(r.feasible);
     assert_int_equal(r.reason, SAX_INFEASIBLE_MEMORY);
@@ -203,23 +202,12 @@ static void test_bf16_moments(void **state)
 {
     (void)state;
     sax_case_t *cases = NULL;
-    int n = 0;
-    sax_error_t err = {{0}};
-    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
-                     SAX_OK);
-    int i = 0;
-    while (i < n && strcmp(cases[i].name, "nemo2407-nemotron4-340b-128") != 0)
-        i++;
-    assert_true(i < n);
+    int n = 0, i = public_case(&cases, &n, "nemo2407-nemotron4-340b-128");
     sax_problem_t pb = cases[i].config.problem;
     assert_int_equal(pb.training.optimizer_moments_dtype, SAX_GRAD_DTYPE_FP32);
     pb.training.optimizer_moments_dtype = SAX_GRAD_DTYPE_BF16;
-    sax_scratch_t *scratch = malloc(sax_scratch_size());
-    assert_non_null(scratch);
-    sax_scratch_init(scratch);
     sax_result_t r;
-    assert_int_equal(sax_model_eval(&pb, &cases[i].config.candidate, scratch, &r), SAX_OK);
-    free(scratch);
+    eval_scratch(&pb, &cases[i].config.candidate, &r);
     sax_dataset_free(cases, n);
     /* the 340B run's last stage as in test_340b_as_run, with 8/2 P0 of optimizer instead of 12/2 P0 */
     close_to(r.mem_optimizer_bytes, 4.0 * P0, "optimizer (8 B over d = 2)");
