@@ -301,6 +301,39 @@ static void test_no_allocation(void **state)
     }
 }
 
+/* The scratch keeps the last layout built (eval.c layout_of): candidates in any order, and a cluster
+ * changed in place under the same scratch (pods of half a building with 4:1 uplinks instead of the whole
+ * one), evaluate exactly as with a scratch of their own (with the pods left out of the layout's key, the
+ * last evaluation gives 2.9567 s against 2.9522 s: checked). */
+static void test_layout_memo(void **state)
+{
+    (void)state;
+    sax_candidate_t a = base(), b = base();
+    b.order[2] = SAX_DIM_DP; /* DP outermost: its groups span both buildings */
+    b.order[3] = SAX_DIM_PP;
+    sax_problem_t pb = problem;
+    sax_scratch_t *own = malloc(sax_scratch_size());
+    assert_non_null(own);
+    sax_scratch_init(scratch);
+    const sax_candidate_t *seq[] = {&a, &b, &a, &b, &b};
+    double t[5];
+    for (int k = 0; k < 5; k++) {
+        if (k == 4) { /* the same candidate as before, on pods of half a building with 4:1 uplinks */
+            pb.cluster.tiers[0].gpus = 512;
+            pb.cluster.tiers[0].oversubscription = 4.0;
+        }
+        sax_result_t r, want;
+        assert_int_equal(sax_model_eval(&pb, seq[k], scratch, &r), SAX_OK);
+        sax_scratch_init(own);
+        assert_int_equal(sax_model_eval(&pb, seq[k], own, &want), SAX_OK);
+        assert_true(r.feasible && want.feasible);
+        assert_true(r.iteration_time_s == want.iteration_time_s);
+        t[k] = r.iteration_time_s;
+    }
+    free(own);
+    assert_true(t[0] == t[2] && t[1] == t[3] && t[0] != t[1] && t[4] != t[3]);
+}
+
 /* A slow cross-site pipeline boundary costs more than the same boundary inside a building. */
 static void test_cross_site_pipeline_costs(void **state)
 {
@@ -418,6 +451,8 @@ int main(void)
         cmocka_unit_test(test_lossless_only_on_links_used),
         cmocka_unit_test(test_degrees_product),
         cmocka_unit_test(test_no_allocation),
+
+        cmocka_unit_test(test_layout_memo),
         cmocka_unit_test(test_cross_site_pipeline_costs),
         cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
