@@ -1264,7 +1264,7 @@ static double hierarchical_s(const sax_cluster_t *cl, const sax_candidate_t *c, 
         traffic_ring(cl, &avg, steps * b / f, tr);
     }
     /* a piece's time is not affine in its size (a window-bound phase costs the same for any piece that
-     * fits its slots), so every k is timed */
+     * fits its slots), so a k is timed, not interpolated from others */
     double buffer = sax_nccl_buffer_bytes(c), best = INFINITY;
     /* a level's all-gather is timed as its reduce-scatter (the same ring, steps and bytes) */
     int same[2 * SAX_MAX_LEVELS];
