@@ -26,7 +26,9 @@ void sax_training_set_defaults(sax_training_t *t)
     /* what NCCL gives a ring; DeepSpeed 0.3's ZeRO-3 reached about 0.12 of it (docs/cost-model.md) */
     t->zero3_comm_efficiency = 1.0;
     t->flash_attention = true;
-    t->dropout = true; /* Megatron-LM's --hidden-dropout and --attention-dropout 0.1 */
+    t->fp8_dot_product_attention = false; /* Megatron-LM's default; Transformer Engine's FP8 recipe
+                                             covers its linear layers */
+    t->dropout = true;                    /* Megatron-LM's --hidden-dropout and --attention-dropout 0.1 */
     t->offload_activation_layers = 0;
     /* Megatron-LM keeps main gradients and reduces them in fp32 for bf16 and fp8 training unless
      * --no-gradient-accumulation-fusion / --grad-reduce-in-bf16 say otherwise (its memory estimator

@@ -102,7 +102,6 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
         if (cache[i].gpu == gpu)
             return &cache[i];
     gpu_costs_t *g = &cache[(*n_cache)++];
-    sax_precision_t prec = p->training.precision;
     g->gpu = gpu;
     sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
                    false, &g->dense);
@@ -111,7 +110,7 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
                        c->sequence_parallel, true, &g->moe);
     else
         g->moe = g->dense;
-    sax_logits_cost(&p->model, gpu, prec, c->tp, c->cp, c->micro_batch, &g->logits);
+    sax_logits_cost(&p->model, gpu, c->tp, c->cp, c->micro_batch, &g->logits);
     return g;
 }
 
@@ -385,7 +384,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         ep_f = sax_max(0.0, ep_f - fwd);
         ep_b = sax_max(0.0, ep_b - 2.0 * fwd);
     }
-    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = 2.0 * lc->elem_s;
+    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
     double wgt = lc->gemm_s;            /* weight gradients */
     double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;

@@ -21,6 +21,7 @@ typedef struct {
     double attn_s;         /* attention score and value products (forward) */
     double attn_bwd_s;     /* their backward (flash attention recomputes the scores: 2.5x forward) */
     double elem_s;         /* memory-bound kernels: norms, residuals, activations, softmax, dropout */
+    double elem_bwd_s;     /* ... in the backward pass (twice elem_s, and fp8's casts of the gradients) */
     double flops;          /* forward FLOPs of the layer on this GPU */
     double params;         /* parameters of the layer held by this GPU (after TP and EP) */
     double expert_params;  /* of which routed experts: replicated over cp x dp / ep ranks only */
@@ -54,8 +55,8 @@ typedef struct {
     double gemm_s, loss_fwd_s, loss_bwd_s, flops, act_bytes;
 } sax_logits_cost_t;
 
-void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, sax_precision_t prec, int tp, int cp,
-                     int b, sax_logits_cost_t *out);
+void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, int tp, int cp, int b,
+                     sax_logits_cost_t *out);
 
 /* ---- memory --------------------------------------------------------------------------------- */
 

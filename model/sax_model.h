@@ -150,6 +150,10 @@ typedef struct {
                                            implementation's per-layer gathers and scatters reach, 0..1 */
     bool flash_attention;               /* fused attention (no score matrix in HBM); false: Megatron 2021's
                                      unfused softmax. Config key training.flash_attention */
+    bool fp8_dot_product_attention;     /* with precision fp8, the attention core (scores and values) in fp8
+                                           too (Megatron-LM's --fp8-dot-product-attention); false, the
+                                           default: only the linear layers run in fp8. Config key
+                                           training.fp8_dot_product_attention */
     bool dropout;                       /* hidden and attention dropout (Megatron-LM's default 0.1); false:
                                            none (Llama, Qwen and DeepSeek train without): no masks kept, no
                                            dropout kernels. Config key training.dropout */

@@ -90,7 +90,12 @@ static double gemm(const sax_gpu_t *gpu, sax_precision_t prec, double batch, dou
 void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
                     int ep, int b, bool sp, bool moe, sax_layer_cost_t *out)
 {
+    /* Under fp8 (Transformer Engine's recipe as Megatron-LM applies it) only the transformer layers'
+     * linear layers run in fp8: the attention core stays in bf16 unless
+     * training.fp8_dot_product_attention says otherwise, and the router is a plain bf16 GEMM
+     * (docs/cost-model.md section 2). */
     const sax_precision_t prec = tr->precision;
+    const sax_precision_t attn_prec = tr->fp8_dot_product_attention ? prec : SAX_PRECISION_BF16;
     const bool flash = tr->flash_attention, drop = tr->dropout;
     const double t = tp, h = m->hidden, a = m->heads, g = m->kv_heads, s = m->seq_len;
     const double d = head_dim(m), dqk = qk_dim(m), kf = ffn_matrices(m);
@@ -121,17 +126,18 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     double attn_flops = 2.0 * b * heads * sl * s * (dqk + d), attn_s;
     if (flash) {
         double ai =
-            2.0 * sl * s * (dqk + d) / ((prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
-        attn_s = 0.5 * attn_flops / (sax_gpu_peak_flops(gpu, prec) * sax_gemm_efficiency_ai(gpu, ai));
+            2.0 * sl * s * (dqk + d) / ((attn_prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
+        attn_s = 0.5 * attn_flops / (sax_gpu_peak_flops(gpu, attn_prec) * sax_gemm_efficiency_ai(gpu, ai));
         out->attn_bwd_s = 2.5 * attn_s;
     } else {
-        attn_s = gemm(gpu, prec, b * heads, sl, s, dqk) + gemm(gpu, prec, b * heads, sl, d, s);
+        attn_s = gemm(gpu, attn_prec, b * heads, sl, s, dqk) + gemm(gpu, attn_prec, b * heads, sl, d, s);
         out->attn_bwd_s = 2.0 * attn_s;
     }
     flops += attn_flops;
 
     /* MLP, or routed + shared experts; `width` is the FFN width one token passes through */
-    double width, params;
+    double width, params, fc_rows = 1.0; /* fc_rows: the MLP's input rows a token makes (top_k routed
+                                              copies and one for the shared experts under MoE) */
     sax_param_split_t ps;
     sax_model_param_split(m, &ps);
     if (!moe) {
@@ -153,9 +159,10 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         double sh = (double)m->shared_experts * ef;
         gemm_s += gemm(gpu, prec, 1, tok, (kf - 1.0) * sh / t, h) + gemm(gpu, prec, 1, tok, h, sh / t);
         flops += 2.0 * tok * kf * h * sh / t;
-        gemm_s += gemm(gpu, prec, 1, tok, m->experts, h); /* router */
+        gemm_s += gemm(gpu, SAX_PRECISION_BF16, 1, tok, m->experts, h); /* router */
         flops += 2.0 * tok * h * m->experts;
         width = k * ef + sh;
+        fc_rows = k + (m->shared_experts > 0 ? 1.0 : 0.0);
         params =
             (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * t);
         out->expert_params = ps.per_moe_routed / (e * t);
@@ -171,7 +178,23 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     double rep = sp ? t : 1.0;
     double bytes = tok * ((drop ? 30.0 : 20.0) * h / rep + SAX_ACT_BYTES * kf * width / t +
                           (flash ? 0.0 : (drop ? 9.0 : 4.0) * heads * s));
-    out->elem_s = bytes / (gpu->hbm_bw_Bps * gpu->mem_eff);
+    /* FP8 (Transformer Engine on Hopper and later, per-tensor scaling): an fp8 GEMM takes its operands
+     * in fp8, and the weight gradient takes the input and the output gradient transposed, so every
+     * activation operand gets an fp8 copy and an fp8 transpose. Where the producing kernel writes fp8
+     * itself (the norms before QKV and FC1, the activation function before FC2: TE's LayerNormLinear and
+     * LayerNormMLP) only the transpose is extra, 1 B read + 1 B written an element; the output
+     * projection's input (the attention output) is cast and transposed in one kernel, 2 B read + 2 B
+     * written. In the backward pass each GEMM's output gradient is cast and transposed alike (4 B an
+     * element), FC1's fused with the activation's backward (only its 2 B of fp8 written are extra).
+     * Weights are cast once an iteration (TE caches them over the micro-batches): not counted. */
+    double cast_fwd = 0.0, cast_bwd = 0.0;
+    if (prec == SAX_PRECISION_FP8) {
+        cast_fwd = tok * (2.0 * h + 4.0 * a * d / t + 2.0 * fc_rows * h + 2.0 * width / t);
+        cast_bwd = tok * (4.0 * (a * d + 2.0 * g * d) / t + 4.0 * h + 2.0 * (kf - 1.0) * width / t +
+                          4.0 * fc_rows * h);
+    }
+    out->elem_s = (bytes + cast_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff);
+    out->elem_bwd_s = (2.0 * bytes + cast_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff);
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
      * shrinks K and V), norms 4h, MLP 19h -> 3h + 2 kf width, scores 5 a s (per local query).
@@ -198,12 +221,14 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     out->cp_bytes = b * sl * 2.0 * (is_mla(m) ? a * (dqk + d) / 2.0 : g * d) / t * SAX_ACT_BYTES;
 }
 
-void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, sax_precision_t prec, int tp, int cp,
-                     int b, sax_logits_cost_t *out)
+/* The output layer is Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so
+ * its GEMM runs in bf16 whatever the training precision. */
+void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, int tp, int cp, int b,
+                     sax_logits_cost_t *out)
 {
     double tok = (double)b * m->seq_len / cp, v = (double)m->vocab / tp;
     double bw = gpu->hbm_bw_Bps * gpu->mem_eff;
-    out->gemm_s = gemm(gpu, prec, 1, tok, v, m->hidden);
+    out->gemm_s = gemm(gpu, SAX_PRECISION_BF16, 1, tok, v, m->hidden);
     /* Megatron's vocab-parallel cross-entropy in fp32, bytes per logit on this GPU. Forward: cast the
      * bf16 logits to fp32 (2 in, 4 out), the row maximum (4), subtract it in place (4 + 4), exp in place
      * (4 + 4), the row sum (4), normalise to the softmax kept for backward (4 + 4): 38 B. Backward: scale

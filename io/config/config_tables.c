@@ -111,6 +111,11 @@ static const cf_field_t training_fields[] = {
     BOOL_F(sax_training_t, flash_attention, "flash_attention", 1,
            "fused (flash) attention: no score matrix in memory, the causal half skipped; false models "
            "Megatron 2021's unfused softmax"),
+    BOOL_F(
+        sax_training_t, fp8_dot_product_attention, "fp8_dot_product_attention", 0,
+        "with `precision` fp8, run the attention core (scores and values) in fp8 as well (Megatron-LM's "
+        "--fp8-dot-product-attention); false: only the linear layers of the transformer layers run in fp8, "
+        "the attention core, the router and the output layer in bf16, as Megatron-LM does by default"),
     BOOL_F(sax_training_t, dropout, "dropout", 1,
            "hidden and attention dropout (Megatron-LM's default 0.1): a 1 B mask an element kept for the "
            "backward; false: none (Llama 3, Qwen3 and DeepSeek-V3 train without dropout)"),

@@ -129,6 +129,38 @@ static void test_layer_flops_by_hand(void **state)
     assert_true(lc.flops == 1920.0);
 }
 
+/* FP8 as Megatron-LM runs it with Transformer Engine, on the tiny model (h 4, a 2, g 1, head 2, f 16,
+ * GELU; s 8, b 1, tp 1: 8 tokens), HBM at 1e9 B/s:
+ *   forward casts a token: QKV input transpose 2h = 8, projection input cast + transpose 4ad = 16,
+ *   FC1 input transpose 2h = 8, FC2 input transpose 2f = 32 -> 64 B, x 8 tokens = 512 B;
+ *   backward: QKV output gradient 4(a + 2g)d = 32, projection 4h = 16, FC1 (fused with GELU's
+ *   backward) 2f = 32, FC2 4h = 16 -> 96 B, x 8 = 768 B.
+ * The attention core stays at bf16 speed unless fp8_dot_product_attention is set. */
+static void test_fp8_casts_and_bf16_attention_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12,
+                     .peak_flops_fp8 = 2e12,
+                     .hbm_bytes = 1e9,
+                     .hbm_bw_Bps = 1e9,
+                     .gemm_eff_max = 1.0,
+                     .gemm_eff_half_ai = 1.0,
+                     .mem_eff = 1.0};
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    sax_layer_cost_t bf, f8, f8dpa;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &bf);
+    tr.precision = SAX_PRECISION_FP8;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &f8);
+    tr.fp8_dot_product_attention = true;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &f8dpa);
+    assert_within(bf.elem_bwd_s, 2.0 * bf.elem_s, 1e-12);
+    assert_within(f8.elem_s - bf.elem_s, 512e-9, 1e-9);
+    assert_within(f8.elem_bwd_s - bf.elem_bwd_s, 768e-9, 1e-9);
+    assert_true(f8.attn_s == bf.attn_s && f8.attn_bwd_s == bf.attn_bwd_s);
+    assert_true(f8dpa.attn_s < 0.6 * bf.attn_s);
+    assert_true(f8.gemm_s < 0.6 * bf.gemm_s); /* the linear layers do run at the fp8 peak */
+}
+
 /* Korthikanti et al. 2022 (arXiv 2205.05198) eq. (1)-(4), bytes per layer, MHA + GELU + f = 4h:
  *   no parallelism           s b h (34 + 5 a s / h)
  *   TP only                  s b h (10 + 24/t + 5 a s / (h t))
@@ -232,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_public_parameter_totals),
         cmocka_unit_test(test_tiny_model_by_hand),
         cmocka_unit_test(test_layer_flops_by_hand),
+        cmocka_unit_test(test_fp8_casts_and_bf16_attention_by_hand),
         cmocka_unit_test(test_korthikanti_activation_memory),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_zero_shards_experts_over_their_replicas),
