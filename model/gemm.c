@@ -24,14 +24,19 @@ double sax_gemm_intensity(double m, double n, double k, sax_precision_t prec)
     return 2.0 * m * n * k / (element_bytes(prec) * (m * k + k * n + m * n));
 }
 
-double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai)
+/* FP8 GEMMs reach a lower fraction of their (twice as high) peak than BF16 ones: per-tensor scaling,
+ * the fp32 accumulation and the same memory system for twice the FLOPs (docs/cost-model.md section 2).
+ * Same knee, own ceiling when one is set. */
+double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai, sax_precision_t prec)
 {
-    return gpu->gemm_eff_max * ai / (ai + gpu->gemm_eff_half_ai);
+    double top =
+        prec == SAX_PRECISION_FP8 && gpu->gemm_eff_max_fp8 > 0.0 ? gpu->gemm_eff_max_fp8 : gpu->gemm_eff_max;
+    return top * ai / (ai + gpu->gemm_eff_half_ai);
 }
 
 double sax_gemm_efficiency(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec)
 {
-    return sax_gemm_efficiency_ai(gpu, sax_gemm_intensity(m, n, k, prec));
+    return sax_gemm_efficiency_ai(gpu, sax_gemm_intensity(m, n, k, prec), prec);
 }
 
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec)

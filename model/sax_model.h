@@ -187,6 +187,7 @@ typedef struct {
     double hbm_bytes;        /* capacity */
     double hbm_bw_Bps;       /* HBM bandwidth */
     double gemm_eff_max;     /* fraction of peak a large GEMM reaches */
+    double gemm_eff_max_fp8; /* ... of the fp8 peak, in fp8; 0: gemm_eff_max */
     double gemm_eff_half_ai; /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
     double mem_eff;          /* fraction of HBM bandwidth memory-bound kernels reach */
     double reserved_bytes;   /* HBM not available to the model (CUDA context, allocator, NCCL) */
@@ -362,7 +363,7 @@ sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sa
  * so peak*time/(2mnk) = 1/eff_max + (half_ai/eff_max) * (1/AI): linear in 1/AI. */
 double sax_gemm_intensity(double m, double n, double k, sax_precision_t prec);
 double sax_gemm_efficiency(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
-double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai);
+double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai, sax_precision_t prec);
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 

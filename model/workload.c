@@ -127,7 +127,8 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     if (flash) {
         double ai =
             2.0 * sl * s * (dqk + d) / ((attn_prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
-        attn_s = 0.5 * attn_flops / (sax_gpu_peak_flops(gpu, attn_prec) * sax_gemm_efficiency_ai(gpu, ai));
+        attn_s = 0.5 * attn_flops /
+                 (sax_gpu_peak_flops(gpu, attn_prec) * sax_gemm_efficiency_ai(gpu, ai, attn_prec));
         out->attn_bwd_s = 2.5 * attn_s;
     } else {
         attn_s = gemm(gpu, attn_prec, b * heads, sl, s, dqk) + gemm(gpu, attn_prec, b * heads, sl, d, s);

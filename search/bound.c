@@ -18,7 +18,7 @@
 
 #include <math.h>
 
-/* Model FLOPs / (GPUs x the fastest GPU's peak x its best GEMM efficiency), halved: the model may
+/* Model FLOPs / (GPUs x the fastest GPU's peak x its best GEMM efficiency, bf16's or fp8's), halved: the model may
  * count some FLOPs more cheaply than the contract's MFU formula does (causal attention at half),
  * and the factor keeps the floor below every candidate's compute time whatever that accounting. */
 double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_used)
@@ -27,7 +27,8 @@ double sax_search_flops_bound(const sax_search_t *s, int scenario, int64_t gpus_
     double best = 0.0;
     for (int i = 0; i <= p->cluster.n_sites; i++) {
         const sax_gpu_t *g = i < p->cluster.n_sites ? &p->cluster.sites[i].gpu : &p->cluster.gpu;
-        double eff = g->gemm_eff_max > 0.0 && g->gemm_eff_max <= 1.0 ? g->gemm_eff_max : 1.0;
+        double top = fmax(g->gemm_eff_max, g->gemm_eff_max_fp8);
+        double eff = top > 0.0 && top <= 1.0 ? top : 1.0;
         double rate = fmax(sax_gpu_peak_flops(g, p->training.precision), g->peak_flops_bf16) * eff;
         best = fmax(best, rate);
     }

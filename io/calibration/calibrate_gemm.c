@@ -6,6 +6,9 @@
  * relative errors of the time. Bounds: eff_max <= 1 (p0 >= 1; a faster GEMM means the configured
  * peak is wrong, which the report shows as a bound) and half_ai >= 0 (p1 >= 0). Standard errors of
  * eff_max = 1/p0 and half_ai = p1/p0 follow from the covariance of p by the delta method.
+ * FP8 GEMMs have a ceiling of their own (sax_gpu_t.gemm_eff_max_fp8) at the same knee: when bf16 rows
+ * of two intensities or more fix the curve, the fp8 rows fit only that ceiling, y = (1 + half_ai/AI) /
+ * eff_max_fp8, by least squares in the same relative residuals (one parameter, closed form).
  */
 #include "sax_calibration.h"
 
@@ -27,7 +30,17 @@ sax_status_t sax_gemm_fit(const char *gpu_label, const sax_gpu_t *gpu, const sax
         st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory fitting GEMMs of \"%s\"", gpu_label);
         goto done;
     }
-    int distinct = 0;
+    int distinct = 0, bf16_distinct = 0, fp8_rows = 0, rows = 0;
+    for (int i = 0; i < n; i++) { /* bf16 intensities first: the curve is theirs when there are two */
+        double intensity = sax_gemm_intensity(g[i].m, g[i].n, g[i].k, g[i].precision);
+        fp8_rows += g[i].precision == SAX_PRECISION_FP8;
+        bool seen = g[i].precision != SAX_PRECISION_BF16;
+        for (int j = 0; j < bf16_distinct && !seen; j++)
+            seen = fabs(ai[j] - intensity) <= 1e-9 * intensity;
+        if (!seen)
+            ai[bf16_distinct++] = intensity;
+    }
+    bool split = bf16_distinct >= 2 && fp8_rows > 0; /* else one curve through every row */
     for (int i = 0; i < n; i++) {
         double peak = sax_gpu_peak_flops(gpu, g[i].precision);
         if (!(peak > 0.0) || (g[i].precision == SAX_PRECISION_FP8 && !(gpu->peak_flops_fp8 > 0.0))) {
@@ -38,9 +51,11 @@ sax_status_t sax_gemm_fit(const char *gpu_label, const sax_gpu_t *gpu, const sax
         }
         double intensity = sax_gemm_intensity(g[i].m, g[i].n, g[i].k, g[i].precision);
         double y = peak * g[i].time_s / (2.0 * g[i].m * g[i].n * g[i].k);
-        A[2 * i] = 1.0 / y;
-        A[2 * i + 1] = 1.0 / (intensity * y);
-        b[i] = 1.0;
+        if (split && g[i].precision != SAX_PRECISION_BF16)
+            continue; /* not a row of the curve */
+        A[2 * rows] = 1.0 / y;
+        A[2 * rows + 1] = 1.0 / (intensity * y);
+        b[rows++] = 1.0;
         bool seen = false;
         for (int j = 0; j < distinct && !seen; j++)
             seen = fabs(ai[j] - intensity) <= 1e-9 * intensity;
@@ -57,7 +72,7 @@ sax_status_t sax_gemm_fit(const char *gpu_label, const sax_gpu_t *gpu, const sax
     }
     const double lower[2] = {1.0, 0.0};
     sax_lsq_result_t res;
-    st = sax_lsq_solve(n, 2, A, b, lower, &res, err);
+    st = sax_lsq_solve(rows, 2, A, b, lower, &res, err);
     if (st != SAX_OK) {
         char inner[sizeof err->text];
         snprintf(inner, sizeof inner, "%s", err != NULL ? err->text : "");
@@ -76,9 +91,25 @@ sax_status_t sax_gemm_fit(const char *gpu_label, const sax_gpu_t *gpu, const sax
     fit->half_ai_se = sqrt(fmax(g0 * g0 * c00 + 2.0 * g0 * g1 * c01 + g1 * g1 * c11, 0.0));
     fit->condition = res.condition;
     fit->points = n;
+    double sx = 0.0, sxx = 0.0; /* the fp8 ceiling: x_i q = 1 in least squares, q = 1 / eff_max_fp8 */
+    for (int i = 0; i < n && split; i++)
+        if (g[i].precision == SAX_PRECISION_FP8) {
+            double intensity = sax_gemm_intensity(g[i].m, g[i].n, g[i].k, g[i].precision);
+            double y =
+                sax_gpu_peak_flops(gpu, g[i].precision) * g[i].time_s / (2.0 * g[i].m * g[i].n * g[i].k);
+            double x = (1.0 + fit->half_ai / intensity) / y;
+            sx += x;
+            sxx += x * x;
+        }
+    fit->eff_max_fp8 = split          ? fmin(1.0, sxx / sx)
+                       : fp8_rows > 0 ? fit->eff_max
+                                      : 0.0; /* one curve: its own */
     double ss = 0.0, mx = 0.0;
     for (int i = 0; i < n; i++) {
-        double e = A[2 * i] * p0 + A[2 * i + 1] * p1 - 1.0;
+        double intensity = sax_gemm_intensity(g[i].m, g[i].n, g[i].k, g[i].precision);
+        double y = sax_gpu_peak_flops(gpu, g[i].precision) * g[i].time_s / (2.0 * g[i].m * g[i].n * g[i].k);
+        double top = g[i].precision == SAX_PRECISION_FP8 ? fit->eff_max_fp8 : fit->eff_max;
+        double e = (1.0 + fit->half_ai / intensity) / (top * y) - 1.0;
         ss += e * e;
         mx = fmax(mx, fabs(e));
     }

@@ -51,12 +51,12 @@ static void write_gpu_values(const cal_state_t *st, const char *name, cJSON *g)
     if (st->gpus[gi].gemm_fitted) {
         set_number(g, "gemm_efficiency_max", st->gpus[gi].gemm.eff_max);
         set_number(g, "gemm_efficiency_half_intensity", st->gpus[gi].gemm.half_ai);
+        if (st->gpus[gi].gemm.eff_max_fp8 > 0.0)
+            set_number(g, "gemm_efficiency_max_fp8", st->gpus[gi].gemm.eff_max_fp8);
     }
     for (int j = 0; j < st->n_params && st->run_fitted; j++)
         if (st->params[j].gpu == gi && st->params[j].determined)
-            set_number(g,
-                       st->params[j].kind == CAL_GEMM_EFF_MAX ? "gemm_efficiency_max" : "memory_efficiency",
-                       st->params[j].value);
+            set_number(g, cal_param_key(st->params[j].kind), st->params[j].value);
 }
 
 sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err)

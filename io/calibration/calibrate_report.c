@@ -98,6 +98,8 @@ static double gemm_fitted_s(const cal_state_t *st, int row)
     sax_gpu_t g = cg->gpu;
     g.gemm_eff_max = cg->gemm.eff_max;
     g.gemm_eff_half_ai = cg->gemm.half_ai;
+    if (cg->gemm.eff_max_fp8 > 0.0)
+        g.gemm_eff_max_fp8 = cg->gemm.eff_max_fp8;
     const sax_gemm_measurement_t *r = &st->gemm_rows[row];
     return sax_gemm_time_s(&g, r->m, r->n, r->k, r->precision);
 }
@@ -231,6 +233,9 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
                     cg->gemm.points, 100.0 * cg->gemm.rms_rel_error, cg->gemm.condition,
                     cg->gemm.eff_max_at_bound ? "  faster than the configured peak: eff_max held at 1" : "",
                     cg->gemm.half_ai_at_bound ? "  half_ai held at 0" : "");
+            if (cg->gemm.eff_max_fp8 > 0.0)
+                fprintf(out, "  %-12s fp8 rows: eff_max_fp8 %.4f at the same knee\n", "",
+                        cg->gemm.eff_max_fp8);
             fprintf(out, "  %-12s configured: eff_max %.4g, half_ai %.4g FLOP/B\n", "", cg->gpu.gemm_eff_max,
                     cg->gpu.gemm_eff_half_ai);
         }
@@ -441,6 +446,8 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
         cJSON_AddStringToObject(o, "gpu", cg->name);
         cJSON_AddItemToObject(o, "gemm_efficiency_max", json_num(cg->gemm.eff_max));
         cJSON_AddItemToObject(o, "gemm_efficiency_max_std_error", json_num(cg->gemm.eff_max_se));
+        if (cg->gemm.eff_max_fp8 > 0.0)
+            cJSON_AddItemToObject(o, "gemm_efficiency_max_fp8", json_num(cg->gemm.eff_max_fp8));
         cJSON_AddItemToObject(o, "gemm_efficiency_half_intensity", json_num(cg->gemm.half_ai));
         cJSON_AddItemToObject(o, "gemm_efficiency_half_intensity_std_error", json_num(cg->gemm.half_ai_se));
         cJSON_AddItemToObject(o, "condition", json_num(cg->gemm.condition));

@@ -33,6 +33,8 @@ static const double param_upper[CAL_RUN_PARAM_COUNT] = {
 #undef CAL_HI
 };
 
+const char *cal_param_key(cal_param_kind_t kind) { return param_names[kind]; }
+
 int cal_gpu_find(const cal_state_t *st, const char *name)
 {
     for (int i = 0; i < st->n_gpus; i++)
@@ -49,6 +51,8 @@ static void apply_gpu(const cal_state_t *st, const double *x, sax_gpu_t *g)
     if (st->gpus[gi].gemm_fitted) {
         g->gemm_eff_max = st->gpus[gi].gemm.eff_max;
         g->gemm_eff_half_ai = st->gpus[gi].gemm.half_ai;
+        if (st->gpus[gi].gemm.eff_max_fp8 > 0.0)
+            g->gemm_eff_max_fp8 = st->gpus[gi].gemm.eff_max_fp8;
     }
     if (x == NULL)
         return;
@@ -59,6 +63,8 @@ static void apply_gpu(const cal_state_t *st, const double *x, sax_gpu_t *g)
             g->gemm_eff_max = x[j];
         else if (st->params[j].kind == CAL_MEM_EFF)
             g->mem_eff = x[j];
+        else if (st->params[j].kind == CAL_GEMM_EFF_MAX_FP8)
+            g->gemm_eff_max_fp8 = x[j];
     }
 }
 
@@ -161,18 +167,26 @@ static void setup_params(cal_state_t *st)
             collect_gpu(st, &c->sites[s].gpu);
     }
     for (int g = 0; g < st->n_gpus; g++) {
-        bool used = false;
-        for (int i = 0; i < st->n_runs && !used; i++) {
+        bool used = false, fp8 = false; /* by a run; by an fp8 run */
+        for (int i = 0; i < st->n_runs; i++) {
             const sax_cluster_t *c = &st->runs[i].cfg.problem.cluster;
-            used = strcmp(c->gpu.name, st->gpus[g].name) == 0;
-            for (int s = 0; s < c->n_sites && !used; s++)
-                used = strcmp(c->sites[s].gpu.name, st->gpus[g].name) == 0;
+            bool here = strcmp(c->gpu.name, st->gpus[g].name) == 0;
+            for (int s = 0; s < c->n_sites && !here; s++)
+                here = strcmp(c->sites[s].gpu.name, st->gpus[g].name) == 0;
+            used = used || here;
+            fp8 = fp8 || (here && st->runs[i].cfg.problem.training.precision == SAX_PRECISION_FP8);
         }
         if (!used)
             continue;
         if (!st->gpus[g].gemm_fitted)
             add_param(st, CAL_GEMM_EFF_MAX, g, st->gpus[g].gpu.gemm_eff_max);
         add_param(st, CAL_MEM_EFF, g, st->gpus[g].gpu.mem_eff);
+        if (fp8 && !(st->gpus[g].gemm_fitted && st->gpus[g].gemm.eff_max_fp8 > 0.0)) {
+            /* starts from the bf16 ceiling when none is set */
+            const sax_gpu_t *gp = &st->gpus[g].gpu;
+            add_param(st, CAL_GEMM_EFF_MAX_FP8, g,
+                      gp->gemm_eff_max_fp8 > 0.0 ? gp->gemm_eff_max_fp8 : gp->gemm_eff_max);
+        }
     }
 }
 

@@ -58,10 +58,13 @@ typedef struct {
     X(CAL_DP_OVERLAP, "training.dp_overlap_efficiency", 0.0, 1.0)                                            \
     X(CAL_TP_OVERLAP, "training.tp_overlap", 0.0, 1.0)                                                       \
     X(CAL_GEMM_EFF_MAX, "gemm_efficiency_max", 0.05, 1.0)                                                    \
-    X(CAL_MEM_EFF, "memory_efficiency", 0.05, 1.0)
+    X(CAL_MEM_EFF, "memory_efficiency", 0.05, 1.0)                                                           \
+    X(CAL_GEMM_EFF_MAX_FP8, "gemm_efficiency_max_fp8", 0.05, 1.0)
 #define CAL_ENUM(kind, name, lo, hi) kind,
 typedef enum { CAL_RUN_PARAM_LIST(CAL_ENUM) CAL_RUN_PARAM_COUNT } cal_param_kind_t;
 #undef CAL_ENUM
+/* The configuration key of a run parameter (of the GPU object for the per-GPU ones). */
+const char *cal_param_key(cal_param_kind_t kind);
 
 typedef struct {
     cal_param_kind_t kind;

@@ -148,6 +148,8 @@ typedef struct {
 
 typedef struct {
     double eff_max, half_ai;       /* sax_gpu_t.gemm_eff_max and gemm_eff_half_ai */
+    double eff_max_fp8;            /* sax_gpu_t.gemm_eff_max_fp8 from the fp8 rows (eff_max when one curve
+                                      fits every row); 0: no fp8 row */
     double eff_max_se, half_ai_se; /* standard errors (delta method) */
     bool eff_max_at_bound;         /* the free fit exceeded peak: eff_max fixed at 1 */
     bool half_ai_at_bound;         /* the free fit gave a negative half-intensity: fixed at 0 */
@@ -159,7 +161,8 @@ typedef struct {
 /* Fits the GEMM curve of sax_model.h to `g[0..n)` measured on `gpu` (its peaks are used):
  * peak*time/(2mnk) = 1/eff_max + (half_ai/eff_max)/AI, linear in (1/eff_max, half_ai/eff_max),
  * relative residuals, 0 < eff_max <= 1, half_ai >= 0. SAX_ERR_INPUT when fewer than two distinct
- * intensities are measured. */
+ * intensities are measured. With bf16 rows of two intensities or more the curve is theirs, and the fp8
+ * rows give the fp8 ceiling at the same knee (eff_max_fp8); otherwise every row fits the one curve. */
 sax_status_t sax_gemm_fit(const char *gpu_label, const sax_gpu_t *gpu, const sax_gemm_measurement_t *g, int n,
                           sax_gemm_fit_t *fit, sax_error_t *err);
 

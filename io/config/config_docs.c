@@ -32,8 +32,9 @@ static void write_presets(FILE *f)
 {
     fprintf(f, "### GPU presets\n\n"
                "| name | `peak_flops` (BF16 dense) | `peak_flops_fp8` | `hbm` | `hbm_bandwidth` | "
-               "`gemm_efficiency_max` | `gemm_efficiency_half_intensity` | `memory_efficiency` |\n"
-               "|---|---|---|---|---|---|---|---|\n");
+               "`gemm_efficiency_max` | `gemm_efficiency_half_intensity` | `memory_efficiency` | "
+               "`gemm_efficiency_max_fp8` |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < sax_preset_gpu_count(); i++) {
         sax_gpu_t g;
         memset(&g, 0, sizeof g);
@@ -43,18 +44,21 @@ static void write_presets(FILE *f)
         sax_units_format(g.peak_flops_fp8, SAX_UNIT_FLOPS, b, sizeof b);
         sax_units_format(g.hbm_bytes, SAX_UNIT_BYTES, c, sizeof c);
         sax_units_format(g.hbm_bw_Bps, SAX_UNIT_BANDWIDTH, d, sizeof d);
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %g | %g | %g |\n", g.name, a,
-                g.peak_flops_fp8 > 0 ? b : "none", c, d, g.gemm_eff_max, g.gemm_eff_half_ai, g.mem_eff);
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %g | %g | %g | %g |\n", g.name, a,
+                g.peak_flops_fp8 > 0 ? b : "none", c, d, g.gemm_eff_max, g.gemm_eff_half_ai, g.mem_eff,
+                g.gemm_eff_max_fp8);
     }
     fprintf(
         f,
         "\nSources: NVIDIA data sheets (A100 80GB SXM, H100 SXM, H200 SXM, B200 in HGX B200, GB200 NVL72 per "
         "GPU), dense (not sparse) peaks. NVIDIA's \"GB\" of HBM capacity are GiB-sized (nvidia-smi reports "
         "81920 MiB on an A100 80GB and 143771 MiB, about 140 GiB, on an H200 141GB), so capacities are "
-        "stored as GiB. A preset also sets the three efficiency keys to the values fitted to the published "
+        "stored as GiB. A preset also sets the first three efficiency keys to the values fitted to the published "
         "runs of `tests/data/validation/published-runs.json` (A100 and H100; H200, B200 and GB200 take the "
-        "H100's as an assumption: docs/cost-model.md, \"Parameters and where they come from\"): under a preset "
-        "they replace the model defaults of the GPU table above. "
+        "H100's as an assumption: docs/cost-model.md, \"Parameters and where they come from\"), and "
+        "`gemm_efficiency_max_fp8` to the value fitted to one family of fp8 runs only (NeMo 24.07 on H100, "
+        "`tests/data/validation/public-runs.json`; the other fp8 runs are its check; docs/cost-model.md, "
+        "\"Validation\"): under a preset they replace the model defaults of the GPU table above. "
         "Any of them may be overridden next to `\"preset\"`. The scale-up domain (NVLink) is not part of a "
         "GPU preset: describe it in `cluster.scale_up`.\n\n");
 

@@ -155,6 +155,8 @@ static const cf_field_t gpu_fields[] = {
           "HBM bandwidth"),
     QTY_F(sax_gpu_t, gemm_eff_max, "gemm_efficiency_max", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,
           "fraction of peak a large GEMM reaches"),
+    QTY_F(sax_gpu_t, gemm_eff_max_fp8, "gemm_efficiency_max_fp8", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL,
+          0, "fraction of the fp8 peak a large fp8 GEMM reaches (same knee); 0: `gemm_efficiency_max`"),
     QTY_F(sax_gpu_t, gemm_eff_half_ai, "gemm_efficiency_half_intensity", SAX_UNIT_NONE, 0, false, INF, false,
           CF_MODEL, 0, "GEMM arithmetic intensity (FLOP/B) at which efficiency is half of the maximum"),
     QTY_F(sax_gpu_t, mem_eff, "memory_efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,

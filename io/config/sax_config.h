@@ -40,7 +40,8 @@ void sax_units_format(double si, sax_unit_kind_t kind, char *buf, size_t n);
 int sax_preset_gpu_count(void);
 const char *sax_preset_gpu_name(int i);
 bool sax_preset_gpu_find(const char *name, sax_gpu_t *out);
-/* Only the fitted efficiency parameters of a GPU preset (gemm_eff_max, gemm_eff_half_ai, mem_eff):
+/* Only the fitted efficiency parameters of a GPU preset (gemm_eff_max, gemm_eff_half_ai, mem_eff,
+ * gemm_eff_max_fp8):
  * a GPU object without "preset" whose "name" is a preset's takes them, so that {"name": "H100",
  * "peak_flops": ...} is modelled as an H100. False for an unknown name. */
 bool sax_preset_gpu_calibration(const char *name, sax_gpu_t *out);

@@ -6,8 +6,12 @@
  * with one family held out at a time.
  *
  * Usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W]
+ *        fit_defaults DATASET.json --fp8-family FAMILY [--max-weight W]
  * (W: the weight of the max |error| in the objective, 0.3 by default)
- * Prints the fitted values and the per-case errors in sample and held out. */
+ * Prints the fitted values and the per-case errors in sample and held out. The second form fits only
+ * the fp8 GEMM ceiling (gemm_efficiency_max_fp8, one value for every GPU type) on the fp8 cases of
+ * FAMILY, every other parameter as the dataset's configurations carry it, and reports it on the fp8
+ * cases of every other family, which it never saw. */
 #include "sax_config.h"
 
 #include <math.h>
@@ -175,6 +179,96 @@ static double fit(data_t *d, double *x, int iterations)
     return best;
 }
 
+static void set_fp8(sax_problem_t *p, double x)
+{
+    p->cluster.gpu.gemm_eff_max_fp8 = x;
+    for (int s = 0; s < p->cluster.n_sites; s++)
+        p->cluster.sites[s].gpu.gemm_eff_max_fp8 = x;
+}
+
+static double fp8_error(data_t *d, int i, double x)
+{
+    sax_problem_t p = d->cases[i].config.problem;
+    set_fp8(&p, x);
+    sax_result_t r;
+    if (sax_model_eval(&p, &d->cases[i].config.candidate, d->sc, &r) != SAX_OK || !r.feasible)
+        return NAN;
+    return (r.iteration_time_s - d->cases[i].measured_s) / d->cases[i].measured_s;
+}
+
+static double fp8_objective(data_t *d, double x)
+{
+    double sum = 0.0, worst = 0.0;
+    int k = 0;
+    for (int i = 0; i < d->n; i++) {
+        double e = d->use[i] ? fabs(fp8_error(d, i, x)) : NAN;
+        if (!isnan(e)) {
+            sum += e;
+            worst = fmax(worst, e);
+            k++;
+        }
+    }
+    return k > 0 ? sum / k + max_weight * worst : 0.0;
+}
+
+/* The fp8 ceiling fitted on `family`'s fp8 cases by golden-section search over [0.2, 1] (the objective
+ * is unimodal in one GEMM ceiling: every case's time falls as it grows), then every fp8 case's error. */
+static int fit_fp8(data_t *d, bool *use, const char *family)
+{
+    int fitted = 0;
+    for (int i = 0; i < d->n; i++) {
+        use[i] = d->cases[i].config.problem.training.precision == SAX_PRECISION_FP8 &&
+                 strcmp(d->cases[i].family, family) == 0;
+        fitted += use[i];
+    }
+    if (fitted == 0) {
+        fprintf(stderr, "no fp8 case in family %s\n", family);
+        return 2;
+    }
+    const double g = 0.5 * (sqrt(5.0) - 1.0);
+    double a = 0.2, b = 1.0, x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = fp8_objective(d, x1), f2 = fp8_objective(d, x2);
+    while (b - a > 1e-5) {
+        if (f1 <= f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = fp8_objective(d, x1);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = fp8_objective(d, x2);
+        }
+    }
+    double x = 0.5 * (a + b);
+    printf("gemm_efficiency_max_fp8 fitted on the %d fp8 cases of %s: %.4f\n", fitted, family, x);
+    printf("%-36s %-24s %10s %10s %10s\n", "case", "family", "measured", "before", "fitted");
+    double sum[2] = {0}, worst[2] = {0};
+    int k[2] = {0};
+    for (int i = 0; i < d->n; i++) {
+        if (d->cases[i].config.problem.training.precision != SAX_PRECISION_FP8)
+            continue;
+        double e0 = fp8_error(d, i, d->cases[i].config.problem.cluster.gpu.gemm_eff_max_fp8),
+               e = fp8_error(d, i, x);
+        printf("%-36s %-24s %10.4f %+9.2f%% %+9.2f%%%s\n", d->cases[i].name, d->cases[i].family,
+               d->cases[i].measured_s, 100.0 * e0, 100.0 * e, d->use[i] ? "  (fitted on)" : "");
+        if (isnan(e))
+            continue;
+        int h = !d->use[i];
+        sum[h] += fabs(e);
+        worst[h] = fmax(worst[h], fabs(e));
+        k[h]++;
+    }
+    for (int h = 0; h < 2; h++)
+        if (k[h] > 0)
+            printf("%s: %d cases, mean |error| %.2f %%, max %.2f %%\n", h ? "held out" : "in sample", k[h],
+                   100.0 * sum[h] / k[h], 100.0 * worst[h]);
+    return 0;
+}
+
 static void report(const char *what, const double *err, int n)
 {
     double sum = 0.0, worst = 0.0;
@@ -195,9 +289,12 @@ int main(int argc, char **argv)
     }
     int folds = 0, iterations = 300;
     bool family_out = false;
+    const char *fp8_family = NULL;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "--folds") == 0 && a + 1 < argc)
             folds = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--fp8-family") == 0 && a + 1 < argc)
+            fp8_family = argv[++a];
         else if (strcmp(argv[a], "--leave-family-out") == 0)
             family_out = true;
         else if (strcmp(argv[a], "--iterations") == 0 && a + 1 < argc)
@@ -236,6 +333,15 @@ int main(int argc, char **argv)
         x0[7] = p->training.tp_overlap;
     }
     data_t d = {.cases = cases, .n = n, .use = use, .sc = sc};
+    if (fp8_family != NULL) {
+        int rc = fit_fp8(&d, use, fp8_family);
+        free(sc);
+        free(use);
+        free(in);
+        free(out);
+        sax_dataset_free(cases, n);
+        return rc;
+    }
     for (int i = 0; i < n; i++)
         use[i] = true;
     double x[N_PARAMS];

@@ -256,6 +256,13 @@ static void test_gemm_efficiency_curve(void **state)
     assert_within(sax_gemm_intensity(1000, 1000, 1000, SAX_PRECISION_BF16), 1000.0 / 3.0, 1e-12);
     assert_within(sax_gemm_efficiency(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 0.45, 1e-12);
     assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 2e9 / 0.45e12, 1e-12);
+    /* fp8: 1 B an element doubles the intensity to 2000/3; without an fp8 ceiling the bf16 one applies,
+     * 0.9 x (2000/3) / (2000/3 + 1000/3) = 0.6 of the fp8 peak of 2e12; with a ceiling of 0.45, 0.3 */
+    gpu.peak_flops_fp8 = 2e12;
+    assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_FP8), 2e9 / (2e12 * 0.6), 1e-12);
+    gpu.gemm_eff_max_fp8 = 0.45;
+    assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_FP8), 2e9 / (2e12 * 0.3), 1e-12);
+    assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 2e9 / 0.45e12, 1e-12);
 }
 
 int main(void)

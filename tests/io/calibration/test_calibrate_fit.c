@@ -469,6 +469,39 @@ static void test_gemm_recovery(void **state)
     assert_true(fabs(fit.half_ai - 160.0) < 4.0 * fit.half_ai_se);
 }
 
+/* FP8 GEMMs with a ceiling of their own (0.55 of the fp8 peak) at the bf16 curve's knee (160 FLOP/B):
+ * the bf16 rows give the curve, the fp8 rows that ceiling; with fp8 rows alone one curve fits them. */
+static void test_gemm_fp8_ceiling(void **state)
+{
+    (void)state;
+    const double shapes[4][3] = {
+        {1024, 1024, 1024}, {8192, 8192, 8192}, {8192, 1024, 8192}, {16384, 512, 4096}};
+    sax_gemm_measurement_t g[8];
+    for (int i = 0; i < 8; i++) {
+        snprintf(g[i].label, sizeof g[i].label, "gemms[%d]", i);
+        g[i].m = shapes[i % 4][0];
+        g[i].n = shapes[i % 4][1];
+        g[i].k = shapes[i % 4][2];
+        g[i].precision = i < 4 ? SAX_PRECISION_BF16 : SAX_PRECISION_FP8;
+        g[i].time_s = i < 4 ? gemm_time(g[i].m, g[i].n, g[i].k, 2.0, 989e12, 0.78, 160.0)
+                            : gemm_time(g[i].m, g[i].n, g[i].k, 1.0, 1979e12, 0.55, 160.0);
+    }
+    sax_gpu_t gpu = h100();
+    sax_gemm_fit_t fit;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_gemm_fit("H100", &gpu, g, 8, &fit, &err), SAX_OK);
+    assert_true(fabs(fit.eff_max / 0.78 - 1.0) < 1e-9);
+    assert_true(fabs(fit.half_ai / 160.0 - 1.0) < 1e-9);
+    assert_true(fabs(fit.eff_max_fp8 / 0.55 - 1.0) < 1e-9);
+    assert_true(fit.max_rel_error < 1e-9);
+    /* fp8 rows alone: one curve, which is also the fp8 ceiling */
+    assert_int_equal(sax_gemm_fit("H100", &gpu, g + 4, 4, &fit, &err), SAX_OK);
+    assert_true(fabs(fit.eff_max / 0.55 - 1.0) < 1e-9 && fit.eff_max_fp8 == fit.eff_max);
+    /* bf16 rows alone: no fp8 ceiling */
+    assert_int_equal(sax_gemm_fit("H100", &gpu, g, 4, &fit, &err), SAX_OK);
+    assert_true(fit.eff_max_fp8 == 0.0);
+}
+
 static void test_gemm_bounds_and_ill_posed(void **state)
 {
     (void)state;
@@ -614,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_nls_recovery),
         cmocka_unit_test(test_nls_bound),
         cmocka_unit_test(test_gemm_recovery),
+        cmocka_unit_test(test_gemm_fp8_ceiling),
         cmocka_unit_test(test_gemm_bounds_and_ill_posed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
