@@ -15,6 +15,10 @@ void sax_gpu_set_defaults(sax_gpu_t *gpu)
     gpu->gemm_eff_half_ai = 100.0;
     gpu->mem_eff = 0.70;
     gpu->reserved_bytes = 3.0 * 1024 * 1024 * 1024;
+    /* Sinha et al., SC22 (arXiv 2208.11035): GPUs of one SKU in one cluster differ in sustained speed by
+     * 8 % on average (max 22 %), power management and manufacturing; read as the spread of a cluster's
+     * thousands of GPUs, about 8 standard deviations, 1 % (docs/cost-model.md section 2) */
+    gpu->speed_cv = 0.01;
 }
 
 void sax_training_set_defaults(sax_training_t *t)

@@ -103,14 +103,21 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
             return &cache[i];
     gpu_costs_t *g = &cache[(*n_cache)++];
     g->gpu = gpu;
-    sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
+    /* the job computes at the pace of its slowest GPU (sax_slowest_of, docs/cost-model.md section 2) */
+    const int degrees[4] = {c->tp, c->cp, c->pp, c->dp};
+    double k = sax_slowest_of(gpu, (double)sax_degrees_product(degrees, 4, INT32_MAX));
+    sax_gpu_t slow = *gpu;
+    slow.peak_flops_bf16 /= k;
+    slow.peak_flops_fp8 /= k;
+    slow.hbm_bw_Bps /= k;
+    sax_layer_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
                    false, &g->dense);
     if (p->model.experts > 0)
-        sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch,
+        sax_layer_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->ep, c->micro_batch,
                        c->sequence_parallel, true, &g->moe);
     else
         g->moe = g->dense;
-    sax_logits_cost(&p->model, gpu, c->tp, c->cp, c->micro_batch, &g->logits);
+    sax_logits_cost(&p->model, &slow, c->tp, c->cp, c->micro_batch, &g->logits);
     return g;
 }
 
@@ -932,7 +939,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
         double opt_bytes =
             6.0 + 2.0 * sax_optimizer_bytes(&p->training) + (p->training.master_weights ? 0.0 : 2.0);
-        opt[s] = opt_params * opt_bytes / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff);
+        opt[s] = opt_params * opt_bytes / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff) *
+                 sax_slowest_of(st[s].gpu, (double)r->gpus_used);
         if (trace != NULL)
             trace->dp_exposed_s[s] = end[s];
         end[s] += finish[s];

@@ -188,6 +188,7 @@ typedef struct {
     double hbm_bw_Bps;       /* HBM bandwidth */
     double gemm_eff_max;     /* fraction of peak a large GEMM reaches */
     double gemm_eff_max_fp8; /* ... of the fp8 peak, in fp8; 0: gemm_eff_max */
+    double speed_cv;         /* relative standard deviation of sustained speed among GPUs of this type */
     double gemm_eff_half_ai; /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
     double mem_eff;          /* fraction of HBM bandwidth memory-bound kernels reach */
     double reserved_bytes;   /* HBM not available to the model (CUDA context, allocator, NCCL) */
@@ -366,6 +367,10 @@ double sax_gemm_efficiency(const sax_gpu_t *gpu, double m, double n, double k, s
 double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai, sax_precision_t prec);
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
+/* How much slower than the typical GPU the slowest of n GPUs of this type is expected to run, the pace
+ * a synchronous job of n GPUs keeps: 1 + speed_cv x E[max of n standard normals] (docs/cost-model.md
+ * section 2); 1 for n <= 1. */
+double sax_slowest_of(const sax_gpu_t *gpu, double n);
 
 /* Whether the model's `total` layers split over c->pp stages of c->vpp chunks as the candidate sets
  * (layer_split, first_stage_layers, last_stage_layers; docs/cost-model.md section 7). */

@@ -157,6 +157,10 @@ static const cf_field_t gpu_fields[] = {
           "fraction of peak a large GEMM reaches"),
     QTY_F(sax_gpu_t, gemm_eff_max_fp8, "gemm_efficiency_max_fp8", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL,
           0, "fraction of the fp8 peak a large fp8 GEMM reaches (same knee); 0: `gemm_efficiency_max`"),
+    QTY_F(sax_gpu_t, speed_cv, "speed_variation", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
+          "relative standard deviation of sustained speed among GPUs of this type (power management, "
+          "manufacturing): a synchronous job of n GPUs computes at the pace of the slowest, 1 + this x "
+          "E[max of n standard normals] slower than one GPU alone; 0: every GPU alike"),
     QTY_F(sax_gpu_t, gemm_eff_half_ai, "gemm_efficiency_half_intensity", SAX_UNIT_NONE, 0, false, INF, false,
           CF_MODEL, 0, "GEMM arithmetic intensity (FLOP/B) at which efficiency is half of the maximum"),
     QTY_F(sax_gpu_t, mem_eff, "memory_efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,
