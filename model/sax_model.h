@@ -182,16 +182,17 @@ double sax_optimizer_bytes(const sax_training_t *t);
 
 typedef struct {
     char name[SAX_NAME_LEN];
-    double peak_flops_bf16;  /* dense FLOP/s */
-    double peak_flops_fp8;   /* dense FLOP/s; 0 when the GPU has no FP8 */
-    double hbm_bytes;        /* capacity */
-    double hbm_bw_Bps;       /* HBM bandwidth */
-    double gemm_eff_max;     /* fraction of peak a large GEMM reaches */
-    double gemm_eff_max_fp8; /* ... of the fp8 peak, in fp8; 0: gemm_eff_max */
-    double speed_cv;         /* relative standard deviation of sustained speed among GPUs of this type */
-    double gemm_eff_half_ai; /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
-    double mem_eff;          /* fraction of HBM bandwidth memory-bound kernels reach */
-    double reserved_bytes;   /* HBM not available to the model (CUDA context, allocator, NCCL) */
+    double peak_flops_bf16;   /* dense FLOP/s */
+    double peak_flops_fp8;    /* dense FLOP/s; 0 when the GPU has no FP8 */
+    double hbm_bytes;         /* capacity */
+    double hbm_bw_Bps;        /* HBM bandwidth */
+    double gemm_eff_max;      /* fraction of peak a large GEMM reaches */
+    double gemm_eff_max_fp8;  /* ... of the fp8 peak, in fp8; 0: gemm_eff_max */
+    double speed_cv;          /* relative standard deviation of sustained speed among GPUs of this type */
+    double kernel_overhead_s; /* what each kernel costs beyond its work: launch gap, ramp-up, tail */
+    double gemm_eff_half_ai;  /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
+    double mem_eff;           /* fraction of HBM bandwidth memory-bound kernels reach */
+    double reserved_bytes;    /* HBM not available to the model (CUDA context, allocator, NCCL) */
 } sax_gpu_t;
 
 typedef struct {

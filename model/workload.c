@@ -194,8 +194,18 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         cast_bwd = tok * (4.0 * (a * d + 2.0 * g * d) / t + 4.0 * h + 2.0 * (kf - 1.0) * width / t +
                           4.0 * fc_rows * h);
     }
-    out->elem_s = (bytes + cast_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff);
-    out->elem_bwd_s = (2.0 * bytes + cast_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff);
+    /* Kernels a layer launches (Megatron-Core with Transformer Engine): forward, norm, QKV, rotary
+     * embedding, attention, projection, bias-dropout-add, norm, FC1, activation, FC2, bias-dropout-add
+     * (11); backward, two GEMMs (data and weight gradient) for each of the four, attention's three
+     * (preprocess, main, dQ postprocess), the two norms' backward and their weight reductions (4), the
+     * activation's, the two residual adds' and the rotary embedding's (20); MoE adds the router, its
+     * top-k and the permute and unpermute around the experts (4 forward, 4 backward); fp8 its casts
+     * (4 forward, 4 backward); TP its collectives (timed as communication, not here). */
+    double kern_f = 11.0 + (moe ? 4.0 : 0.0) + (prec == SAX_PRECISION_FP8 ? 4.0 : 0.0);
+    double kern_b = 20.0 + (moe ? 4.0 : 0.0) + (prec == SAX_PRECISION_FP8 ? 4.0 : 0.0);
+    out->elem_s = (bytes + cast_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_f * gpu->kernel_overhead_s;
+    out->elem_bwd_s =
+        (2.0 * bytes + cast_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_b * gpu->kernel_overhead_s;
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
      * shrinks K and V), norms 4h, MLP 19h -> 3h + 2 kf width, scores 5 a s (per local query).

@@ -161,6 +161,9 @@ static const cf_field_t gpu_fields[] = {
           "relative standard deviation of sustained speed among GPUs of this type (power management, "
           "manufacturing): a synchronous job of n GPUs computes at the pace of the slowest, 1 + this x "
           "E[max of n standard normals] slower than one GPU alone; 0: every GPU alike"),
+    QTY_F(sax_gpu_t, kernel_overhead_s, "kernel_overhead", SAX_UNIT_TIME, 0, false, INF, false, CF_MODEL, 0,
+          "what each kernel costs beyond its work (launch gap, ramp-up, tail), per kernel of a layer's "
+          "forward and backward (docs/cost-model.md section 2)"),
     QTY_F(sax_gpu_t, gemm_eff_half_ai, "gemm_efficiency_half_intensity", SAX_UNIT_NONE, 0, false, INF, false,
           CF_MODEL, 0, "GEMM arithmetic intensity (FLOP/B) at which efficiency is half of the maximum"),
     QTY_F(sax_gpu_t, mem_eff, "memory_efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,

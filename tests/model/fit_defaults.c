@@ -34,6 +34,7 @@ static const param_t params[] = {
     {"H100.memory_efficiency", 0.6, 0.95},
     {"training.dp_overlap_efficiency", 0.0, 1.0},
     {"training.tp_overlap", 0.0, 1.0},
+    {"gpu.kernel_overhead", 0.0, 20e-6},
 };
 #define N_PARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -54,6 +55,9 @@ static void apply(sax_problem_t *p, const double *x)
         set_gpu(&p->cluster.sites[s].gpu, x);
     p->training.dp_overlap_efficiency = x[6];
     p->training.tp_overlap = x[7];
+    p->cluster.gpu.kernel_overhead_s = x[8];
+    for (int s = 0; s < p->cluster.n_sites; s++)
+        p->cluster.sites[s].gpu.kernel_overhead_s = x[8];
 }
 
 static double max_weight = 0.3; /* --max-weight: of the max |error| in the objective */
@@ -316,7 +320,7 @@ int main(int argc, char **argv)
         return 1;
     sax_scratch_init(sc);
     /* start: the defaults as the dataset's configurations carry them */
-    double x0[N_PARAMS] = {0.8, 100.0, 0.7, 0.8, 100.0, 0.7, 0.27, 0.39};
+    double x0[N_PARAMS] = {0.8, 100.0, 0.7, 0.8, 100.0, 0.7, 0.27, 0.39, 0.0};
     for (int i = 0; i < n; i++) {
         const sax_problem_t *p = &cases[i].config.problem;
         if (strcmp(p->cluster.gpu.name, "A100") == 0) {
@@ -331,6 +335,7 @@ int main(int argc, char **argv)
         }
         x0[6] = p->training.dp_overlap_efficiency;
         x0[7] = p->training.tp_overlap;
+        x0[8] = p->cluster.gpu.kernel_overhead_s;
     }
     data_t d = {.cases = cases, .n = n, .use = use, .sc = sc};
     if (fp8_family != NULL) {

@@ -265,6 +265,32 @@ static void test_gemm_efficiency_curve(void **state)
     assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 2e9 / 0.45e12, 1e-12);
 }
 
+/* Kernels a dense layer launches, counted by hand from Megatron-Core with Transformer Engine: 11
+ * forward, 20 backward; fp8 adds 4 casts each way. At 1 us a kernel the memory-bound time grows by that
+ * many microseconds. */
+static void test_kernel_overhead_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12,
+                     .peak_flops_fp8 = 2e12,
+                     .hbm_bw_Bps = 1e9,
+                     .gemm_eff_max = 1.0,
+                     .gemm_eff_half_ai = 1.0,
+                     .mem_eff = 1.0};
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    for (int fp8 = 0; fp8 < 2; fp8++) {
+        tr.precision = fp8 ? SAX_PRECISION_FP8 : SAX_PRECISION_BF16;
+        sax_layer_cost_t none, some;
+        gpu.kernel_overhead_s = 0.0;
+        sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &none);
+        gpu.kernel_overhead_s = 1e-6;
+        sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &some);
+        assert_within(some.elem_s - none.elem_s, fp8 ? 15e-6 : 11e-6, 1e-9);
+        assert_within(some.elem_bwd_s - none.elem_bwd_s, fp8 ? 24e-6 : 20e-6, 1e-9);
+        assert_true(some.gemm_s == none.gemm_s && some.attn_s == none.attn_s);
+    }
+}
+
 /* The slowest of n GPUs whose speeds spread with a relative standard deviation of 2 %: 1 + 0.02 x the
  * expected maximum of n standard normals, tabulated by Harter (1961): 1.4236 for 8, 2.5076 for 100,
  * 3.2414 for 1000 (the interpolated table is held to 0.2 % of those); one GPU runs alone. */
@@ -290,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti_activation_memory),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
+        cmocka_unit_test(test_kernel_overhead_by_hand),
         cmocka_unit_test(test_zero_shards_experts_over_their_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
