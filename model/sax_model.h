@@ -415,7 +415,8 @@ typedef struct {
 /* One event of a simulated schedule, for traces. */
 typedef struct {
     int stage, micro, chunk;
-    char kind; /* 'F', 'B', 'W' */
+    char kind;   /* 'F', 'B', 'W' */
+    bool with_w; /* a 'B' that also computes its weight gradients (every B without separate W) */
     double start_s, end_s;
     double send_s; /* when its output starts over the boundary (after the transfers queued before it);
                       end_s when it sends nothing */
