@@ -12,13 +12,15 @@
  * PipeDream-Flush); interleaved 1F1B (Narayanan et al. 2021, section 2.2.2) with v chunks per stage;
  * ZB-H1 (Qi et al. 2023, arXiv 2401.10241) = the 1F1B order of F and B whose weight gradients W
  * are free to move: a stage runs a pending W whenever its next F or B would otherwise leave it idle
- * for at least W's duration, and the rest at the end; DualPipe (DeepSeek-V3, arXiv 2412.19437) by
- * its closed form (Table 2).
+ * for at least W's duration, and the rest at the end; DualPipe (DeepSeek-V3, arXiv 2412.19437) in
+ * the order of DeepSeek's reference (deepseek-ai/DualPipe, commit 3da1bbea), two directions of
+ * micro-batches over the same stages whose transfers share each boundary's queues.
  *
  * The closed forms are exact (the simulation agrees, tests/model/test_schedule.c) for equal stages
- * with free transfers, and GPipe's also with equal transfer delays. With delays, 1F1B and its
- * interleaved variant stall in the steady state whenever a round trip exceeds the work in flight:
- * eval.c then simulates.
+ * with free transfers, and GPipe's also with equal transfer delays; DualPipe's (DeepSeek-V3 Table 2)
+ * only when F = B >= W, so DualPipe is always simulated. With delays, 1F1B and its interleaved
+ * variant stall in the steady state whenever a round trip exceeds the work in flight: eval.c then
+ * simulates.
  */
 #include "model_internal.h"
 
@@ -27,8 +29,8 @@
 
 /* An event: its kind, chunk (DualPipe: its direction) and micro-batch (below SAX_SIM_MAX_EVENTS),
  * and two flags: OP_PAIRED on an F that DualPipe overlaps with the B after it (the pair starts when
- * both inputs are there and sends both outputs when it ends), OP_WITH_W on a B that also computes
- * its weight gradients (every B of the schedules without separate W). */
+ * both inputs are there and sends both outputs when it ends), OP_WITH_W on a B of a schedule with
+ * separate weight gradients that computes its own (every B of the other schedules does). */
 enum { OP_F = 0, OP_B = 1, OP_W = 2 };
 #define OP(kind, chunk, micro) ((int32_t)(((kind) << 25) | ((chunk) << 17) | (micro)))
 #define OP_KIND(op) (((op) >> 25) & 3)
@@ -263,33 +265,37 @@ void sax_scratch_init(sax_scratch_t *scratch)
 
 /* Where an event of chunk c on stage s sits along its micro-batch's path: virtual stage c p + s
  * (interleaved: chunk after chunk); DualPipe's direction 1 runs the stages backwards. */
-static int vstage(const sax_pipeline_t *pl, int s, int c)
+static inline int vstage(const sax_pipeline_t *pl, int s, int c)
 {
     if (pl->schedule == SAX_SCHEDULE_DUALPIPE)
         return c == 0 ? s : pl->stages - 1 - s;
     return c * pl->stages + s;
 }
 
-/* When the input of `op` on stage s is there; -1 while it is not yet known. */
-static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s, int32_t op)
+/* When the input of an event of `kind` on virtual stage vs for micro-batch j is there; -1 while it is
+ * not yet known. */
+static inline double ready_at(const sax_scratch_t *sc, int kind, int vs, int j, int m, int last_vs)
 {
-    int m = pl->micro, vs_count = pl->stages * pl->chunks;
-    int kind = OP_KIND(op), j = OP_MICRO(op), vs = vstage(pl, s, OP_CHUNK(op));
     if (kind == OP_W)
         return sc->b_end[(long)vs * m + j];
     if (kind == OP_F)
         return vs == 0 ? 0.0 : sc->f_arr[(long)(vs - 1) * m + j];
-    if (vs == vs_count - 1)
+    if (vs == last_vs)
         return sc->f_arr[(long)vs * m + j];
     return sc->b_arr[(long)(vs + 1) * m + j];
 }
 
-/* The time of event `op` on stage s: its stage's F, B (with W when OP_WITH_W) or W, unless it runs
- * on the first or the last virtual stage and the pipeline's ends differ. */
-static double op_time(const sax_pipeline_t *pl, int s, int32_t op)
+static inline double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s, int32_t op)
+{
+    return ready_at(sc, OP_KIND(op), vstage(pl, s, OP_CHUNK(op)), OP_MICRO(op), pl->micro,
+                    pl->stages * pl->chunks - 1);
+}
+
+/* The time of event `op` on stage s: its stage's F, B (with W when with_w) or W, unless it runs on
+ * the first or the last virtual stage and the pipeline's ends differ. */
+static double op_time(const sax_pipeline_t *pl, int s, int32_t op, bool with_w)
 {
     int kind = OP_KIND(op);
-    bool with_w = (op & OP_WITH_W) != 0;
     const double *e = NULL;
     if (pl->ends_differ) {
         int vs = vstage(pl, s, OP_CHUNK(op));
@@ -323,7 +329,8 @@ typedef struct {
 static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sax_pipeline_result_t *out,
                 sax_event_t *events, long max_events)
 {
-    const bool two_way = pl->schedule == SAX_SCHEDULE_DUALPIPE;
+    const bool two_way = pl->schedule == SAX_SCHEDULE_DUALPIPE, ends = pl->ends_differ;
+    const bool all_w = !schedules[pl->schedule].split_w; /* every B computes its weight gradients */
     int p = pl->stages, m = pl->micro, per_stage = pl->chunks * m;
     int ptr[SAX_SIM_MAX_STAGES], held[SAX_SIM_MAX_STAGES], w_next[SAX_SIM_MAX_STAGES],
         w_done[SAX_SIM_MAX_STAGES];
@@ -347,13 +354,15 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
     while (done < total) {
         bool progress = false;
         for (int s = 0; s < p; s++) {
+            const double t_f = pl->f_s[s], t_b = pl->b_s[s], t_w = pl->w_s[s];
             for (;;) {
                 int32_t op = ptr[s] < rn->start[s + 1] ? rn->lists[ptr[s]] : -1;
                 bool from_pending = false;
                 if (rn->greedy_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
                     double next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
                     int32_t w = pending[(long)s * per_stage + w_next[s]];
-                    if (op < 0 || (next >= 0.0 && next - free_at[s] >= op_time(pl, s, w))) {
+                    if (op < 0 ||
+                        (next >= 0.0 && next - free_at[s] >= (ends ? op_time(pl, s, w, false) : t_w))) {
                         op = w;
                         w_next[s]++;
                         from_pending = true;
@@ -361,9 +370,15 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 }
                 if (op < 0)
                     break;
-                double ready = op_ready(pl, sc, s, op), dur = op_time(pl, s, op);
+                int kind = OP_KIND(op), c = OP_CHUNK(op), vs = two_way ? (c == 0 ? s : p - 1 - s) : c * p + s;
+                double ready = ready_at(sc, kind, vs, OP_MICRO(op), m, last_vs);
                 if (ready < 0.0)
                     break;
+                bool with_w = kind == OP_B && (all_w || (op & OP_WITH_W));
+                double dur = ends           ? op_time(pl, s, op, with_w)
+                             : kind == OP_F ? t_f
+                             : kind == OP_W ? t_w
+                                            : t_b + (with_w ? t_w : 0.0);
                 double t0 = sax_max(free_at[s], ready), t1 = t0 + dur, out_at = t1;
                 if (op & OP_PAIRED) { /* its B follows at once: both inputs first, both outputs at the end */
                     int32_t pb = rn->lists[ptr[s] + 1];
@@ -372,9 +387,8 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                         break;
                     t0 = sax_max(t0, ready_b);
                     t1 = t0 + dur;
-                    out_at = t1 + op_time(pl, s, pb);
+                    out_at = t1 + op_time(pl, s, pb, (pb & OP_WITH_W) != 0);
                 }
-                int kind = OP_KIND(op), c = OP_CHUNK(op), vs = vstage(pl, s, c);
                 long me = (long)vs * m + OP_MICRO(op);
                 /* where its output goes: F to the next virtual stage, B to the previous one */
                 bool up = two_way ? (kind == OP_F) == (c == 0) : kind == OP_F;
@@ -403,7 +417,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                     e->micro = OP_MICRO(op);
                     e->chunk = c;
                     e->kind = kind == OP_F ? 'F' : kind == OP_B ? 'B' : 'W';
-                    e->with_w = kind == OP_B && (op & OP_WITH_W);
+                    e->with_w = with_w;
                     e->start_s = t0;
                     e->end_s = t1;
                     e->send_s = send;
@@ -452,10 +466,6 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
         n += k;
     }
     start[p] = (int)n;
-    if (!sd->split_w) /* every B computes its weight gradients */
-        for (long i = 0; i < n; i++)
-            if (OP_KIND(sc->ops[i]) == OP_B)
-                sc->ops[i] |= OP_WITH_W;
     if (!sd->place_w) {
         run_t rn = {sc->ops, start, false, NULL};
         return run(pl, sc, &rn, out, events, max_events);

@@ -169,6 +169,7 @@ static void test_dualpipe_by_hand(void **state)
     }
     assert_int_equal(k, 9);
     near(r.busy_s[0], 16.0);
+    assert_int_equal(r.peak_inflight[0], 3); /* F0, F2, F1 before B2: p + 1 (DeepSeek-V3 Table 2) */
     /* the reference asserts an even p and m >= 2p, m even */
     uniform(&pl, SAX_SCHEDULE_DUALPIPE, 2, 1, 3, 1.0, 2.0, 1.0, 0.0);
     assert_true(sax_pipeline_simulate(&pl, scratch, &r, NULL, 0) < 0);
