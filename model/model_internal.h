@@ -324,7 +324,7 @@ struct sax_scratch {
 };
 
 /* A schedule users choose by name: how each stage orders its events, and the closed form of its
- * makespan for equal stages and links (NULL: none). */
+ * makespan for equal stages and links (DualPipe's, DeepSeek-V3 Table 2, for comparison only). */
 typedef struct {
     sax_schedule_t id;
     bool split_w; /* weight gradients are separate events */
