@@ -55,7 +55,7 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
             return SAX_INFEASIBLE_SCHEDULE;
         break;
     case SAX_SCHEDULE_DUALPIPE:
-        if (c->vpp != 1 || c->pp % 2 != 0 || micro < c->pp)
+        if (c->vpp != 1 || c->pp % 2 != 0 || micro % 2 != 0 || micro < 2L * c->pp) /* DualPipe.step asserts */
             return SAX_INFEASIBLE_SCHEDULE;
         break;
     default:

@@ -325,10 +325,11 @@ struct sax_scratch {
 };
 
 /* A schedule users choose by name: how each stage orders its events, and the closed form of its
- * makespan for equal stages and links (NULL: none). */
+ * makespan for equal stages and links (DualPipe's, DeepSeek-V3 Table 2, for comparison only). */
 typedef struct {
     sax_schedule_t id;
     bool split_w; /* weight gradients are separate events */
+    bool place_w; /* ...placed greedily where a stage would idle (else where the order puts them) */
     int (*order)(const sax_pipeline_t *pl, int s, int32_t *ops, int cap);
     double (*closed_form)(const sax_pipeline_t *pl);
 } sax_schedule_desc_t;

@@ -426,7 +426,8 @@ typedef struct {
 /* One event of a simulated schedule, for traces. */
 typedef struct {
     int stage, micro, chunk;
-    char kind; /* 'F', 'B', 'W' */
+    char kind;   /* 'F', 'B', 'W' */
+    bool with_w; /* a 'B' that also computes its weight gradients (every B without separate W) */
     double start_s, end_s;
     double send_s; /* when its output starts over the boundary (after the transfers queued before it);
                       end_s when it sends nothing */
@@ -437,7 +438,8 @@ typedef struct {
 long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *scratch, sax_pipeline_result_t *out,
                            sax_event_t *events, long max_events);
 
-/* Closed form for equal stages and equal links (1f1b, gpipe, interleaved, zb-h1). */
+/* Closed form for equal stages and equal links (every schedule; DualPipe's, DeepSeek-V3 Table 2,
+ * agrees with its simulation only when F = B >= W). */
 double sax_pipeline_closed_form(const sax_pipeline_t *pl);
 
 /* sax_model_eval that also returns the pipeline it timed (stage times and boundary transfers, for

@@ -12,24 +12,32 @@
  * PipeDream-Flush); interleaved 1F1B (Narayanan et al. 2021, section 2.2.2) with v chunks per stage;
  * ZB-H1 (Qi et al. 2023, arXiv 2401.10241) = the 1F1B order of F and B whose weight gradients W
  * are free to move: a stage runs a pending W whenever its next F or B would otherwise leave it idle
- * for at least W's duration, and the rest at the end; DualPipe (DeepSeek-V3, arXiv 2412.19437) by
- * its closed form (Table 2).
+ * for at least W's duration, and the rest at the end; DualPipe (DeepSeek-V3, arXiv 2412.19437) in
+ * the order of DeepSeek's reference (deepseek-ai/DualPipe, commit 3da1bbea), two directions of
+ * micro-batches over the same stages whose transfers share each boundary's queues.
  *
  * The closed forms are exact (the simulation agrees, tests/model/test_schedule.c) for equal stages
- * with free transfers, and GPipe's also with equal transfer delays. With delays, 1F1B and its
- * interleaved variant stall in the steady state whenever a round trip exceeds the work in flight:
- * eval.c then simulates.
+ * with free transfers, and GPipe's also with equal transfer delays; DualPipe's (DeepSeek-V3 Table 2)
+ * only when F = B >= W, so DualPipe is always simulated. With delays, 1F1B and its interleaved
+ * variant stall in the steady state whenever a round trip exceeds the work in flight: eval.c then
+ * simulates.
  */
 #include "model_internal.h"
 
 #include <math.h>
 #include <string.h>
 
+/* An event: its kind, chunk (DualPipe: its direction) and micro-batch (below SAX_SIM_MAX_EVENTS),
+ * and two flags: OP_PAIRED on an F that DualPipe overlaps with the B after it (the pair starts when
+ * both inputs are there and sends both outputs when it ends), OP_WITH_W on a B of a schedule with
+ * separate weight gradients that computes its own (every B of the other schedules does). */
 enum { OP_F = 0, OP_B = 1, OP_W = 2 };
-#define OP(kind, chunk, micro) ((int32_t)(((kind) << 28) | ((chunk) << 20) | (micro)))
-#define OP_KIND(op) ((op) >> 28)
-#define OP_CHUNK(op) (((op) >> 20) & 0xff)
-#define OP_MICRO(op) ((op)&0xfffff)
+#define OP(kind, chunk, micro) ((int32_t)(((kind) << 25) | ((chunk) << 17) | (micro)))
+#define OP_KIND(op) (((op) >> 25) & 3)
+#define OP_CHUNK(op) (((op) >> 17) & 0xff)
+#define OP_MICRO(op) ((op)&0x1ffff)
+#define OP_PAIRED (1 << 27)
+#define OP_WITH_W (1 << 28)
 
 static int push(int32_t *ops, int *n, int cap, int32_t op)
 {
@@ -95,6 +103,96 @@ static int order_interleaved(const sax_pipeline_t *pl, int s, int32_t *ops, int 
     return n;
 }
 
+/* DualPipe (deepseek-ai/DualPipe, dualpipe/dualpipe.py, DualPipe.step): half the micro-batches
+ * enter at stage 0 and flow to p-1 (direction 0, micro-batches 0 .. m/2-1), the other half enter at
+ * p-1 and flow back (direction 1, m/2 .. m-1). A rank's "phase 0" is the direction whose first half
+ * of the stages it is in (direction 0 for s < p/2, direction 1 above): phase = direction ^ (s >= p/2).
+ * Each phase's F and B take its micro-batches in order; a B either computes its weight gradients
+ * (OP_WITH_W) or defers them (zero bubble), and each W runs the oldest deferred one. */
+typedef struct {
+    int32_t *ops;
+    int n, cap, err;
+    int flip, half_m; /* phase ^ flip is the direction; micro-batches per direction */
+    int f[2], b[2];   /* per direction: the next micro-batch to run forward, backward */
+    int w_scan;       /* deferred weight gradients before ops[w_scan] have run */
+} dp_order_t;
+
+static void dp_push(dp_order_t *o, int32_t op) { o->err |= push(o->ops, &o->n, o->cap, op); }
+
+static void dp_f(dp_order_t *o, int phase, bool paired)
+{
+    int d = phase ^ o->flip;
+    dp_push(o, OP(OP_F, d, d * o->half_m + o->f[d]++) | (paired ? OP_PAIRED : 0));
+}
+
+static void dp_b(dp_order_t *o, int phase, bool defer_w)
+{
+    int d = phase ^ o->flip;
+    dp_push(o, OP(OP_B, d, d * o->half_m + o->b[d]++) | (defer_w ? 0 : OP_WITH_W));
+}
+
+static void dp_w(dp_order_t *o)
+{
+    while (o->w_scan < o->n && (OP_KIND(o->ops[o->w_scan]) != OP_B || (o->ops[o->w_scan] & OP_WITH_W)))
+        o->w_scan++;
+    if (o->w_scan >= o->n) {
+        o->err = -1;
+        return;
+    }
+    int32_t b = o->ops[o->w_scan++];
+    dp_push(o, OP(OP_W, OP_CHUNK(b), OP_MICRO(b)));
+}
+
+/* The reference's eight steps, with h = min(s, p-1-s) and P = p/2 (its step 4 needs m >= 2p):
+ *   1 2(P-h-1) F0                 5 (P-h-1) x [B1, F1&B0]
+ *   2 (h+1) x [F0, F1]            6 (h+1) x [B1, B0], weight gradients deferred from the middle on
+ *   3 (P-h-1) x [B1 W F1]           (from B1 of round (h+1)/2 when h is odd, from its B0 when even)
+ *   4 (m/2-p+h+1) x [F0&B1, F1&B0] 7 (P-h-1) x [W, B0 deferring W]
+ *     (the middle ranks run round 0's F0, B1 apart)  8 (h+1) x W
+ * where Fx&By is an overlapped pair, B1 of step 3 defers its W, and the other B compute theirs. */
+static int order_dualpipe(const sax_pipeline_t *pl, int s, int32_t *ops, int cap)
+{
+    int p = pl->stages, half = p / 2, h = s < p - 1 - s ? s : p - 1 - s;
+    if (p % 2 != 0 || pl->micro % 2 != 0 || pl->micro < 2 * p) /* the reference's asserts */
+        return -1;
+    bool middle = h == half - 1;
+    dp_order_t o = {ops, 0, cap, 0, s >= half, pl->micro / 2, {0, 0}, {0, 0}, 0};
+    for (int i = 0; i < 2 * (half - h - 1); i++)
+        dp_f(&o, 0, false);
+    for (int i = 0; i <= h; i++) {
+        dp_f(&o, 0, false);
+        dp_f(&o, 1, false);
+    }
+    for (int i = 0; i < half - h - 1; i++) {
+        dp_b(&o, 1, true);
+        dp_w(&o);
+        dp_f(&o, 1, false);
+    }
+    for (int i = 0; i < o.half_m - p + h + 1; i++) {
+        dp_f(&o, 0, !(i == 0 && middle));
+        dp_b(&o, 1, false);
+        dp_f(&o, 1, true);
+        dp_b(&o, 0, false);
+    }
+    for (int i = 0; i < half - h - 1; i++) {
+        dp_b(&o, 1, false);
+        dp_f(&o, 1, true);
+        dp_b(&o, 0, false);
+    }
+    for (int i = 0; i <= h; i++) {
+        bool from = i >= (h + 1) / 2;
+        dp_b(&o, 1, from && (h % 2 == 1 || i > (h + 1) / 2));
+        dp_b(&o, 0, from);
+    }
+    for (int i = 0; i < half - h - 1; i++) {
+        dp_w(&o);
+        dp_b(&o, 0, true);
+    }
+    for (int i = 0; i <= h; i++)
+        dp_w(&o);
+    return o.err ? -1 : o.n;
+}
+
 static double max_stage(const double *x, int p)
 {
     double v = 0.0;
@@ -142,11 +240,11 @@ static double closed_dualpipe(const sax_pipeline_t *pl)
 }
 
 static const sax_schedule_desc_t schedules[SAX_SCHEDULE_COUNT] = {
-    {SAX_SCHEDULE_GPIPE, false, order_gpipe, closed_1f1b},
-    {SAX_SCHEDULE_1F1B, false, order_1f1b, closed_1f1b},
-    {SAX_SCHEDULE_INTERLEAVED, false, order_interleaved, closed_interleaved},
-    {SAX_SCHEDULE_ZB_H1, true, order_1f1b, closed_zb_h1},
-    {SAX_SCHEDULE_DUALPIPE, true, NULL, closed_dualpipe},
+    {SAX_SCHEDULE_GPIPE, false, false, order_gpipe, closed_1f1b},
+    {SAX_SCHEDULE_1F1B, false, false, order_1f1b, closed_1f1b},
+    {SAX_SCHEDULE_INTERLEAVED, false, false, order_interleaved, closed_interleaved},
+    {SAX_SCHEDULE_ZB_H1, true, true, order_1f1b, closed_zb_h1},
+    {SAX_SCHEDULE_DUALPIPE, true, false, order_dualpipe, closed_dualpipe},
 };
 
 const sax_schedule_desc_t *sax_schedule_get(sax_schedule_t id) { return &schedules[id]; }
@@ -165,36 +263,58 @@ void sax_scratch_init(sax_scratch_t *scratch)
     scratch->lay_valid = false;
 }
 
-/* When the input of `op` on stage s is there; -1 while it is not yet known. */
-static double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s, int32_t op)
+/* Where an event of chunk c on stage s sits along its micro-batch's path: virtual stage c p + s
+ * (interleaved: chunk after chunk); DualPipe's direction 1 runs the stages backwards. */
+static inline int vstage(const sax_pipeline_t *pl, int s, int c)
 {
-    int p = pl->stages, m = pl->micro, vs_count = p * pl->chunks;
-    int kind = OP_KIND(op), c = OP_CHUNK(op), j = OP_MICRO(op), vs = c * p + s;
+    if (pl->schedule == SAX_SCHEDULE_DUALPIPE)
+        return c == 0 ? s : pl->stages - 1 - s;
+    return c * pl->stages + s;
+}
+
+/* When the input of an event of `kind` on virtual stage vs for micro-batch j is there; -1 while it is
+ * not yet known. */
+static inline double ready_at(const sax_scratch_t *sc, int kind, int vs, int j, int m, int last_vs)
+{
     if (kind == OP_W)
         return sc->b_end[(long)vs * m + j];
     if (kind == OP_F)
         return vs == 0 ? 0.0 : sc->f_arr[(long)(vs - 1) * m + j];
-    if (vs == vs_count - 1)
+    if (vs == last_vs)
         return sc->f_arr[(long)vs * m + j];
     return sc->b_arr[(long)(vs + 1) * m + j];
 }
 
-/* The time of an event of kind `kind` (OP_B: with W unless W is separate) on virtual stage vs: `t`, its
- * stage's, unless vs is the first or the last virtual stage and the pipeline's ends differ. */
-static double end_time(const sax_pipeline_t *pl, int vs, int kind, bool split_w, double t)
+static inline double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc, int s, int32_t op)
 {
-    if (vs != 0 && vs != pl->stages * pl->chunks - 1)
-        return t;
-    const double *e = vs == 0 ? pl->head_s : pl->tail_s;
-    return kind == OP_F ? e[0] : kind == OP_W ? e[2] : e[1] + (split_w ? 0.0 : e[2]);
+    return ready_at(sc, OP_KIND(op), vstage(pl, s, OP_CHUNK(op)), OP_MICRO(op), pl->micro,
+                    pl->stages * pl->chunks - 1);
 }
 
-/* A transfer over boundary `bnd` issued at t: it waits for the previous one in its direction to
- * leave the channels (*busy_until), holds them link_busy_s, and arrives link_s after its start. */
-static double transfer(const sax_pipeline_t *pl, int bnd, double t, double *busy_until)
+/* The time of event `op` on stage s: its stage's F, B (with W when with_w) or W, unless it runs on
+ * the first or the last virtual stage and the pipeline's ends differ. */
+static double op_time(const sax_pipeline_t *pl, int s, int32_t op, bool with_w)
 {
-    double start = sax_max(t, *busy_until);
-    *busy_until = start + pl->link_busy_s[bnd];
+    int kind = OP_KIND(op);
+    const double *e = NULL;
+    if (pl->ends_differ) {
+        int vs = vstage(pl, s, OP_CHUNK(op));
+        e = vs == 0 ? pl->head_s : vs == pl->stages * pl->chunks - 1 ? pl->tail_s : NULL;
+    }
+    if (e != NULL)
+        return kind == OP_F ? e[0] : kind == OP_W ? e[2] : e[1] + (with_w ? e[2] : 0.0);
+    return kind == OP_F ? pl->f_s[s] : kind == OP_W ? pl->w_s[s] : pl->b_s[s] + (with_w ? pl->w_s[s] : 0.0);
+}
+
+/* A transfer over boundary `bnd` (stage bnd to bnd + 1 when `up`, else back) issued at t: it waits for
+ * the previous one in its direction of travel to leave the channels (busy[up][bnd]), holds them
+ * link_busy_s, and arrives link_s after its start. DualPipe's direction-1 activations travel down
+ * with direction 0's gradients, and its gradients up with direction 0's activations. */
+static double transfer(const sax_pipeline_t *pl, int bnd, bool up, double t,
+                       double busy[2][SAX_SIM_MAX_STAGES])
+{
+    double start = sax_max(t, busy[up][bnd]);
+    busy[up][bnd] = start + pl->link_busy_s[bnd];
     return start + pl->link_s[bnd];
 }
 
@@ -209,20 +329,21 @@ typedef struct {
 static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sax_pipeline_result_t *out,
                 sax_event_t *events, long max_events)
 {
-    const bool split_w = schedules[pl->schedule].split_w, ends = pl->ends_differ;
+    const bool two_way = pl->schedule == SAX_SCHEDULE_DUALPIPE, ends = pl->ends_differ;
+    const bool all_w = !schedules[pl->schedule].split_w; /* every B computes its weight gradients */
     int p = pl->stages, m = pl->micro, per_stage = pl->chunks * m;
     int ptr[SAX_SIM_MAX_STAGES], held[SAX_SIM_MAX_STAGES], w_next[SAX_SIM_MAX_STAGES],
         w_done[SAX_SIM_MAX_STAGES];
     int n_taken[SAX_SIM_MAX_STAGES];
     double free_at[SAX_SIM_MAX_STAGES];
-    double fwd_busy[SAX_SIM_MAX_STAGES], bwd_busy[SAX_SIM_MAX_STAGES]; /* per boundary and direction */
+    double busy[2][SAX_SIM_MAX_STAGES]; /* per direction of travel (1: up) and boundary */
     /* pending W events of the greedy pass live in the far end of ops[], per_stage per stage */
     int32_t *pending = sc->ops + SAX_SIM_MAX_OPS - (long)p * per_stage;
     long total = rn->start[p] - rn->start[0] + (rn->greedy_w ? (long)p * per_stage : 0);
     for (int s = 0; s < p; s++) {
         ptr[s] = rn->start[s];
         held[s] = w_next[s] = w_done[s] = n_taken[s] = 0;
-        free_at[s] = fwd_busy[s] = bwd_busy[s] = 0.0;
+        free_at[s] = busy[0][s] = busy[1][s] = 0.0;
         out->busy_s[s] = 0.0;
         out->peak_inflight[s] = 0;
     }
@@ -233,49 +354,60 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
     while (done < total) {
         bool progress = false;
         for (int s = 0; s < p; s++) {
+            const double t_f = pl->f_s[s], t_b = pl->b_s[s], t_w = pl->w_s[s];
             for (;;) {
                 int32_t op = ptr[s] < rn->start[s + 1] ? rn->lists[ptr[s]] : -1;
                 bool from_pending = false;
                 if (rn->greedy_w && w_next[s] < w_done[s]) { /* a pending weight gradient fills idle time */
                     double next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
-                    double w_s = pl->w_s[s];
-                    if (ends)
-                        w_s = end_time(pl, OP_CHUNK(pending[(long)s * per_stage + w_next[s]]) * p + s, OP_W,
-                                       split_w, w_s);
-                    if (op < 0 || (next >= 0.0 && next - free_at[s] >= w_s)) {
-                        op = pending[(long)s * per_stage + w_next[s]++];
+                    int32_t w = pending[(long)s * per_stage + w_next[s]];
+                    if (op < 0 ||
+                        (next >= 0.0 && next - free_at[s] >= (ends ? op_time(pl, s, w, false) : t_w))) {
+                        op = w;
+                        w_next[s]++;
                         from_pending = true;
                     }
                 }
                 if (op < 0)
                     break;
-                double ready = op_ready(pl, sc, s, op);
+                int kind = OP_KIND(op), c = OP_CHUNK(op), vs = two_way ? (c == 0 ? s : p - 1 - s) : c * p + s;
+                double ready = ready_at(sc, kind, vs, OP_MICRO(op), m, last_vs);
                 if (ready < 0.0)
                     break;
-                int kind = OP_KIND(op);
-                long me = (long)(OP_CHUNK(op) * p + s) * m + OP_MICRO(op);
-                double dur = kind == OP_F   ? pl->f_s[s]
-                             : kind == OP_W ? pl->w_s[s]
-                                            : pl->b_s[s] + (split_w ? 0.0 : pl->w_s[s]);
-                if (ends)
-                    dur = end_time(pl, OP_CHUNK(op) * p + s, kind, split_w, dur);
-                double t0 = sax_max(free_at[s], ready), t1 = t0 + dur;
-                int vs = OP_CHUNK(op) * p + s, back = (s + p - 1) % p;
+                bool with_w = kind == OP_B && (all_w || (op & OP_WITH_W));
+                double dur = ends           ? op_time(pl, s, op, with_w)
+                             : kind == OP_F ? t_f
+                             : kind == OP_W ? t_w
+                                            : t_b + (with_w ? t_w : 0.0);
+                double t0 = sax_max(free_at[s], ready), t1 = t0 + dur, out_at = t1;
+                if (op & OP_PAIRED) { /* its B follows at once: both inputs first, both outputs at the end */
+                    int32_t pb = rn->lists[ptr[s] + 1];
+                    double ready_b = op_ready(pl, sc, s, pb);
+                    if (ready_b < 0.0)
+                        break;
+                    t0 = sax_max(t0, ready_b);
+                    t1 = t0 + dur;
+                    out_at = t1 + op_time(pl, s, pb, (pb & OP_WITH_W) != 0);
+                }
+                long me = (long)vs * m + OP_MICRO(op);
+                /* where its output goes: F to the next virtual stage, B to the previous one */
+                bool up = two_way ? (kind == OP_F) == (c == 0) : kind == OP_F;
+                int bnd = up ? s : (s + p - 1) % p;
                 double send = t1;
-                if (kind == OP_F) { /* its output leaves over boundary s, unless it is the last */
-                    sc->f_arr[me] = vs == last_vs ? t1 : transfer(pl, s, t1, &fwd_busy[s]);
-                    send = vs == last_vs ? t1 : sc->f_arr[me] - pl->link_s[s];
+                if (kind == OP_F) {
+                    sc->f_arr[me] = vs == last_vs ? out_at : transfer(pl, bnd, up, out_at, busy);
+                    send = vs == last_vs ? t1 : sc->f_arr[me] - pl->link_s[bnd];
                     if (++held[s] > out->peak_inflight[s])
                         out->peak_inflight[s] = held[s];
-                } else if (kind == OP_B) { /* its input gradient goes back over boundary s - 1 */
+                } else if (kind == OP_B) {
                     sc->b_end[me] = t1;
                     if (vs > 0) {
-                        sc->b_arr[me] = transfer(pl, back, t1, &bwd_busy[back]);
-                        send = sc->b_arr[me] - pl->link_s[back];
+                        sc->b_arr[me] = transfer(pl, bnd, up, t1, busy);
+                        send = sc->b_arr[me] - pl->link_s[bnd];
                     }
                     held[s]--;
                     if (rn->greedy_w) /* its weight gradient becomes pending */
-                        pending[(long)s * per_stage + w_done[s]++] = OP(OP_W, OP_CHUNK(op), OP_MICRO(op));
+                        pending[(long)s * per_stage + w_done[s]++] = OP(OP_W, c, OP_MICRO(op));
                 }
                 free_at[s] = t1;
                 out->busy_s[s] += dur;
@@ -283,8 +415,9 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                     sax_event_t *e = &events[recorded++];
                     e->stage = s;
                     e->micro = OP_MICRO(op);
-                    e->chunk = OP_CHUNK(op);
+                    e->chunk = c;
                     e->kind = kind == OP_F ? 'F' : kind == OP_B ? 'B' : 'W';
+                    e->with_w = with_w;
                     e->start_s = t0;
                     e->end_s = t1;
                     e->send_s = send;
@@ -321,7 +454,7 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
 {
     const sax_schedule_desc_t *sd = &schedules[pl->schedule];
     int p = pl->stages, per_stage = pl->chunks * pl->micro;
-    if (sd->order == NULL || sc == NULL || p > SAX_SIM_MAX_STAGES || (long)p * per_stage > SAX_SIM_MAX_EVENTS)
+    if (sc == NULL || p > SAX_SIM_MAX_STAGES || (long)p * per_stage > SAX_SIM_MAX_EVENTS)
         return -1;
     int start[SAX_SIM_MAX_STAGES + 1];
     long n = 0;
@@ -333,7 +466,7 @@ long sax_pipeline_simulate(const sax_pipeline_t *pl, sax_scratch_t *sc, sax_pipe
         n += k;
     }
     start[p] = (int)n;
-    if (!sd->split_w) {
+    if (!sd->place_w) {
         run_t rn = {sc->ops, start, false, NULL};
         return run(pl, sc, &rn, out, events, max_events);
     }
@@ -410,14 +543,14 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
         /* GPipe issues a boundary's transfers one F (or B) apart: none waits for another */
         no_queue = no_queue && pl->link_busy_s[s] <= apart;
     }
-    /* ZB-H1's form fixes one placement of W; the simulation places W where it fills idle time */
-    bool exact = equal && (free_links || (pl->schedule == SAX_SCHEDULE_GPIPE && no_queue)) &&
-                 pl->schedule != SAX_SCHEDULE_ZB_H1;
-    if (exact || sd->order == NULL) {
+    /* ZB-H1's form fixes one placement of W, where the simulation places W where it fills idle time;
+     * DeepSeek's DualPipe form differs from its reference order unless F = B >= W (section 7) */
+    bool exact = equal && (free_links || (pl->schedule == SAX_SCHEDULE_GPIPE && no_queue)) && !sd->split_w;
+    if (exact) {
         *makespan = sd->closed_form(pl);
         /* the backward wave reaches stage s that much before stage 0 */
         for (int s = 0; s < p; s++)
-            finish[s] = *makespan - s * (pl->b_s[s] + (sd->split_w ? 0.0 : pl->w_s[s]) + pl->link_s[0]);
+            finish[s] = *makespan - s * (pl->b_s[s] + pl->w_s[s] + pl->link_s[0]);
         return true;
     }
     if (sc == NULL)
@@ -433,7 +566,7 @@ bool sax_pipeline_time(const sax_pipeline_t *pl, sax_scratch_t *sc, double *make
         key = hash_doubles(key, pl->head_s, 3);
         key = hash_doubles(key, pl->tail_s, 3);
     }
-    if (sd->split_w && pl->own_place) {
+    if (sd->place_w && pl->own_place) {
         key = hash_doubles(key, pl->place_f_s, p);
         key = hash_doubles(key, pl->place_b_s, p);
     }

@@ -32,7 +32,7 @@
     X(SAX_SKIP_BATCH, "batch", "global_batch is not a positive multiple of micro_batch*dp")                   \
     X(SAX_SKIP_SCHEDULE, "schedule",                                                                          \
       "vpp > 1 without interleaved; interleaved with vpp < 2, pp < 2 or micro-batches not a multiple of pp; " \
-      "dualpipe with an odd pp or fewer micro-batches than pp")                                               \
+      "dualpipe with an odd pp, an odd number of micro-batches or fewer than 2 pp")                           \
     X(SAX_SKIP_LAYERS, "layers",                                                                              \
       "the layers do not split over pp x vpp as layer_split and decoder_first/last_pipeline_num_layers set")
 

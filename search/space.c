@@ -99,7 +99,8 @@ static int64_t micro_batches(const sax_search_t *s, int scenario, const sax_cand
 
 /* vpp > 1 exactly with the interleaved schedule, which also needs the micro-batches to come in
  * whole rounds of pp (Megatron-LM); DualPipe runs its two directions over an even number of stages
- * and needs at least pp micro-batches. The same rules as the cost model's. */
+ * and needs an even number of micro-batches, at least 2 pp (deepseek-ai/DualPipe's asserts). The
+ * same rules as the cost model's. */
 static sax_skip_t check_vpp(const sax_search_t *s, int scenario, sax_candidate_t *c)
 {
     bool interleaved = c->schedule == SAX_SCHEDULE_INTERLEAVED;
@@ -108,7 +109,7 @@ static sax_skip_t check_vpp(const sax_search_t *s, int scenario, sax_candidate_t
     int64_t m = micro_batches(s, scenario, c);
     if (interleaved && m % c->pp != 0)
         return SAX_SKIP_SCHEDULE;
-    if (c->schedule == SAX_SCHEDULE_DUALPIPE && (c->pp % 2 != 0 || m < c->pp))
+    if (c->schedule == SAX_SCHEDULE_DUALPIPE && (c->pp % 2 != 0 || m % 2 != 0 || m < 2 * (int64_t)c->pp))
         return SAX_SKIP_SCHEDULE;
     return SAX_SKIP_NONE;
 }

@@ -199,43 +199,6 @@ static void link_slices(out_t *o, int pid, int k_class, const char *cls, spans_t
     free(st);
 }
 
-/* DualPipe is timed by its closed form (DeepSeek-V3 Table 2), so its events are laid out from its
- * structure: stage s waits for the nearer end's first forward (min(s, p-1-s) forwards and transfers),
- * then runs each micro-batch's F, B and W (the first half of the micro-batches enter at stage 0, the
- * rest at stage p-1: chunk 0 and 1) with the rest of its idle time spread between them, so that it
- * ends where the model's stage finishes. */
-static long dualpipe_events(const sax_pipeline_t *pl, const sax_iteration_detail_t *d, sax_event_t *ev)
-{
-    int p = pl->stages, m = pl->micro;
-    long n = 0;
-    for (int s = 0; s < p; s++) {
-        double busy = m * (pl->f_s[s] + pl->b_s[s] + pl->w_s[s]);
-        double idle = fmax(0.0, d->finish_s[s] - busy);
-        int near = s < p - 1 - s ? s : p - 1 - s;
-        double lead = fmin(idle, near * (pl->f_s[s] + pl->link_s[0]));
-        double gap = m > 1 ? (idle - lead) / (m - 1) : 0.0;
-        if (m == 1)
-            lead = idle;
-        double t = lead;
-        for (int j = 0; j < m; j++) {
-            const double dur[3] = {pl->f_s[s], pl->b_s[s], pl->w_s[s]};
-            for (int k = 0; k < 3; k++) {
-                ev[n] = (sax_event_t){.stage = s,
-                                      .micro = j,
-                                      .chunk = j < m / 2 ? 0 : 1,
-                                      .kind = "FBW"[k],
-                                      .start_s = t,
-                                      .end_s = t + dur[k],
-                                      .send_s = t + dur[k]};
-                t += dur[k];
-                n++;
-            }
-            t += gap;
-        }
-    }
-    return n;
-}
-
 static const char *const class_names[SAX_DIM_COUNT] = {
     [SAX_DIM_TP] = "tp", [SAX_DIM_CP] = "cp", [SAX_DIM_EP] = "ep", [SAX_DIM_PP] = "pp", [SAX_DIM_DP] = "dp"};
 
@@ -273,7 +236,6 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
         return 2;
     }
     const int np = pl.stages;
-    const bool dualpipe = c->schedule == SAX_SCHEDULE_DUALPIPE;
     long cap = (long)np * pl.chunks * pl.micro * 3;
     sax_event_t *ev = malloc(sizeof *ev * (size_t)cap);
     lanes_t *ln = calloc((size_t)np * 2, sizeof *ln);
@@ -286,17 +248,12 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
     sax_error_t err = {{0}};
     if (ev == NULL || ln == NULL || bsp == NULL)
         goto nomem;
-    long n;
-    if (dualpipe) {
-        n = dualpipe_events(&pl, d, ev);
-    } else {
-        sax_pipeline_result_t pr;
-        n = sax_pipeline_simulate(&pl, scratch, &pr, ev, cap);
-        if (n < 0 || n > cap) {
-            fprintf(stderr, "sax eval: --trace: the pipeline could not be simulated\n");
-            rc = 2;
-            goto done;
-        }
+    sax_pipeline_result_t pr;
+    long n = sax_pipeline_simulate(&pl, scratch, &pr, ev, cap);
+    if (n < 0 || n > cap) {
+        fprintf(stderr, "sax eval: --trace: the pipeline could not be simulated\n");
+        rc = 2;
+        goto done;
     }
     if (sax_output_open(&file, path, &err) != SAX_OK) {
         fprintf(stderr, "sax eval: %s\n", err.text);
@@ -309,9 +266,7 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
         "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"iteration_time_s\": %.17g, \"pipeline_makespan_s\": "
         "%.17g, \"schedule\": \"%s\", \"critical_stage\": %d, \"pipeline_events\": \"%s\"}, "
         "\"traceEvents\": [",
-        r.iteration_time_s, d->makespan_s, sax_schedule_names[c->schedule], d->crit,
-        dualpipe ? "laid out from DualPipe's structure to its closed-form makespan (no simulation)"
-                 : "simulated");
+        r.iteration_time_s, d->makespan_s, sax_schedule_names[c->schedule], d->crit, "simulated");
     char name[80];
     static const char *const stage_track[TRACKS_PER_STAGE] = {"", "tp", "cp", "ep", "dp", "optimizer"};
     for (int s = 0; s < np; s++)
@@ -319,7 +274,7 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
             snprintf(name, sizeof name, "stage %d%s%s", s, k ? " " : "", stage_track[k]);
             track(&o, PID_STAGES, s * TRACKS_PER_STAGE + k, name);
         }
-    const bool split_w = c->schedule == SAX_SCHEDULE_ZB_H1 || dualpipe;
+    const bool dualpipe = c->schedule == SAX_SCHEDULE_DUALPIPE;
     const int vs_count = np * pl.chunks;
     char args[96];
     for (long i = 0; i < n; i++) {
@@ -334,7 +289,7 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
         spans_add(&o, &fb, e->start_s, e->end_s);
         /* the exposed communication the model adds to the event, after its compute */
         const double *cm = e->kind == 'F' ? d->fwd_comm_s[s] : d->bwd_comm_s[s];
-        double end = e->end_s - (e->kind == 'B' && !split_w ? pl.w_s[s] : 0.0);
+        double end = e->end_s - (e->with_w ? pl.w_s[s] : 0.0);
         double t = end - cm[SAX_DIM_TP] - cm[SAX_DIM_CP] - cm[SAX_DIM_EP] - cm[SAX_DIM_DP];
         static const int dims[4] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_EP, SAX_DIM_DP};
         static const int tracks[4] = {TRACK_TP, TRACK_CP, TRACK_EP, TRACK_DP};
@@ -344,25 +299,15 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
             slice(&o, name, "exposed", PID_STAGES, tid + tracks[k], t, cm[dims[k]], args);
             t += cm[dims[k]];
         }
-        /* activations to the next virtual stage, gradients back to the previous one */
-        if (dualpipe) {
-            bool down = e->chunk == 0; /* entered at stage 0 */
-            bool up = (e->kind == 'F') == down;
-            int b = up ? s : s - 1;
-            if (b >= 0 && b < np - 1) {
-                snprintf(name, sizeof name, "%s %d", e->kind == 'F' ? "act" : "grad", e->micro);
-                transfer(&o, ln, bsp, np, b, up, e->end_s, e->end_s + pl.link_s[b], name);
-            }
-            continue;
-        }
-        int vs = e->chunk * np + s;
-        if (e->kind == 'F' && vs < vs_count - 1) {
-            snprintf(name, sizeof name, "act %d", e->micro);
-            transfer(&o, ln, bsp, np, s, true, e->send_s, e->send_s + pl.link_s[s], name);
-        } else if (e->kind == 'B' && vs > 0) {
-            int prev = (s + np - 1) % np;
-            snprintf(name, sizeof name, "grad %d", e->micro);
-            transfer(&o, ln, bsp, np, prev, false, e->send_s, e->send_s + pl.link_s[prev], name);
+        /* activations to the next virtual stage, gradients back to the previous one; DualPipe's
+         * direction 1 (chunk 1) runs from stage p-1 to 0 */
+        bool back = dualpipe && e->chunk == 1;
+        int vs = back ? np - 1 - s : e->chunk * np + s;
+        bool up = (e->kind == 'F') != back;
+        int b = up ? s : (s + np - 1) % np;
+        if ((e->kind == 'F' && vs < vs_count - 1) || (e->kind == 'B' && vs > 0)) {
+            snprintf(name, sizeof name, "%s %d", e->kind == 'F' ? "act" : "grad", e->micro);
+            transfer(&o, ln, bsp, np, b, up, e->send_s, e->send_s + pl.link_s[b], name);
         }
     }
     /* after each stage's last event: its DP synchronisation (the hidden part overlaps the end of its

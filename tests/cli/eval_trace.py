@@ -7,7 +7,8 @@ changes; a DualPipe MoE job; other schedules) it runs `sax eval CONFIG --json` a
 valid JSON; every pid and (pid, tid) with slices has process_name / thread_name metadata; no two
 slices on one (pid, tid) overlap; the latest slice ends at iteration_time_s (1e-6 relative); per
 site link, its slices' durations sum to that link's busy_s (1e-6 relative); every pipeline stage
-(parallelism.pp of the configuration) has a named track "stage S" with slices.
+(parallelism.pp of the configuration) has a named track "stage S" with slices; the pipeline's events
+are simulated for every schedule (DualPipe's too: both directions, chunks 0 and 1, on every stage).
 """
 import json
 import os
@@ -106,4 +107,13 @@ for i, (name, changes) in enumerate(CASES):
     staged = {n for k, n in tnames.items() if k in used}
     missing = [s for s in range(pp) if f"stage {s}" not in staged]
     check(f"{label}: every stage has a track with slices", not missing, missing[:5])
+    check(f"{label}: pipeline events simulated", t["otherData"]["pipeline_events"] == "simulated",
+          t["otherData"]["pipeline_events"])
+    if cfg["parallelism"]["schedule"] == "dualpipe":
+        chunks = {}
+        for e in slices:
+            if e.get("cat") in ("forward", "backward"):
+                chunks.setdefault(tnames.get((e["pid"], e["tid"])), set()).add(e["args"]["chunk"])
+        odd = {k: v for k, v in chunks.items() if v != {0, 1}}
+        check(f"{label}: every stage runs both directions", len(chunks) == pp and not odd, odd)
 sys.exit(fail)

@@ -121,6 +121,89 @@ static void test_closed_forms_match_simulation(void **state)
         }
 }
 
+/* DualPipe, p = 2, m = 4 (micro-batches 0, 1 enter at stage 0, 2, 3 at stage 1), F = 1, B = 2, W = 1,
+ * every transfer d. From deepseek-ai/DualPipe's step() with h = 0 on both (middle) ranks: rank 0
+ * runs F0 F2 F1 B2+W, then the pair F3&B0+W, B3+W, B1, W1; rank 1 the mirror image, F2 F0 F3 B0+W,
+ * F1&B2+W, B1+W, B3, W3 (B+W: a B that computes its weight gradients). Worked by hand:
+ *   both:   F0 / F2 [0,1], sent over the boundary, arrive 1 + d
+ *   rank 0: F2 [1+d, 2+d] (the last stage of direction 1: its loss), F1 [2+d, 3+d] arrives 3 + 2d
+ *   rank 0: B2+W [3+d, 6+d] (its input, the loss, since 2 + d), its gradient at rank 1 at 6 + 2d
+ *   rank 1: likewise F0, F3, B0+W: B0's gradient at rank 0 at 6 + 2d
+ *   rank 0: the pair waits for F3's input (3 + 2d) and B0's (6 + 2d): F3 [6+2d, 7+2d],
+ *           B0+W [7+2d, 10+2d]; B3+W [10+2d, 13+2d] (F3's loss is there at the pair's end), sent
+ *   rank 1: the same, B1+W's gradient at rank 0 at 13 + 3d
+ *   rank 0: B1 [13+3d, 15+3d], W1 [15+3d, 16+3d]                         -> makespan 16 + 3d
+ * With d = 0 that is m (F + B + W) = 16: no bubble, as (p/2 - 1)(...) = 0 says (DeepSeek-V3 Table 2). */
+static void test_dualpipe_by_hand(void **state)
+{
+    (void)state;
+    static sax_pipeline_t pl;
+    uniform(&pl, SAX_SCHEDULE_DUALPIPE, 2, 1, 4, 1.0, 2.0, 1.0, 0.0);
+    near(sim(&pl), 16.0);
+    near(sax_pipeline_closed_form(&pl), 16.0);
+    uniform(&pl, SAX_SCHEDULE_DUALPIPE, 2, 1, 4, 1.0, 2.0, 1.0, 0.5);
+    near(sim(&pl), 17.5);
+    static sax_event_t ev[32];
+    sax_pipeline_result_t r;
+    assert_int_equal(sax_pipeline_simulate(&pl, scratch, &r, ev, 32), 18); /* 4 F, 4 B, 1 W each */
+    static const struct {
+        int micro;
+        char kind;
+        bool with_w;
+        double t0, t1;
+    } want[9] = {{0, 'F', false, 0.0, 1.0},  {2, 'F', false, 1.5, 2.5},   {1, 'F', false, 2.5, 3.5},
+                 {2, 'B', true, 3.5, 6.5},   {3, 'F', false, 7.0, 8.0},   {0, 'B', true, 8.0, 11.0},
+                 {3, 'B', true, 11.0, 14.0}, {1, 'B', false, 14.5, 16.5}, {1, 'W', false, 16.5, 17.5}};
+    int k = 0;
+    for (int i = 0; i < 18; i++) {
+        if (ev[i].stage != 0)
+            continue;
+        assert_true(k < 9);
+        assert_int_equal(ev[i].micro, want[k].micro);
+        assert_int_equal(ev[i].kind, want[k].kind);
+        assert_int_equal(ev[i].chunk, want[k].micro >= 2); /* its direction */
+        assert_int_equal(ev[i].with_w, want[k].with_w);
+        near(ev[i].start_s, want[k].t0);
+        near(ev[i].end_s, want[k].t1);
+        k++;
+    }
+    assert_int_equal(k, 9);
+    near(r.busy_s[0], 16.0);
+    assert_int_equal(r.peak_inflight[0], 3); /* F0, F2, F1 before B2: p + 1 (DeepSeek-V3 Table 2) */
+    /* the reference asserts an even p and m >= 2p, m even */
+    uniform(&pl, SAX_SCHEDULE_DUALPIPE, 2, 1, 3, 1.0, 2.0, 1.0, 0.0);
+    assert_true(sax_pipeline_simulate(&pl, scratch, &r, NULL, 0) < 0);
+    uniform(&pl, SAX_SCHEDULE_DUALPIPE, 4, 1, 6, 1.0, 2.0, 1.0, 0.0);
+    assert_true(sax_pipeline_simulate(&pl, scratch, &r, NULL, 0) < 0);
+}
+
+/* DeepSeek-V3 Table 2's DualPipe bubble, (p/2 - 1)(F&B + B - 3W) with F&B = F + B + W and B the
+ * full backward B + W, holds for the reference's order when F = B >= W (as in the paper's figure),
+ * for every p and m the reference accepts. Elsewhere it does not (docs/cost-model.md section 7),
+ * but every rank still runs m (F + B + W). */
+static void test_dualpipe_table2(void **state)
+{
+    (void)state;
+    static sax_pipeline_t pl;
+    const int ps[] = {2, 4, 8, 16}, mult[] = {2, 3, 4, 8};
+    const double fbw[][3] = {{1, 1, 1}, {2, 2, 1}, {1, 1, 0.5}, {1, 1, 0}, {1.5, 1.5, 1.5}};
+    const double other[][3] = {{1, 2, 1}, {3, 1, 1}, {1, 1, 2}, {1, 3, 0.5}};
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) {
+            int p = ps[a], m = mult[b] * p; /* even, at least 2p */
+            for (int k = 0; k < 5; k++) {
+                uniform(&pl, SAX_SCHEDULE_DUALPIPE, p, 1, m, fbw[k][0], fbw[k][1], fbw[k][2], 0.0);
+                double f = fbw[k][0], bf = fbw[k][1] + fbw[k][2], w = fbw[k][2];
+                near(sim(&pl), m * bf + m * f + (p / 2 - 1) * ((f + bf) + bf - 3.0 * w));
+                near(sim(&pl), sax_pipeline_closed_form(&pl));
+            }
+            for (int k = 0; k < 4; k++) {
+                uniform(&pl, SAX_SCHEDULE_DUALPIPE, p, 1, m, other[k][0], other[k][1], other[k][2], 0.0);
+                assert_true(sim(&pl) >= m * (other[k][0] + other[k][1] + other[k][2]) - 1e-9);
+            }
+        }
+}
+
 /* Unequal stages: with stage 1 twice as slow (F 2, B 4) and free transfers, 1F1B is paced by
  * the slow stage: its m (F + B) = 24 plus the fast stage's share of fill and drain (1 + 2) = 27. */
 static void test_uneven_stages(void **state)
@@ -149,12 +232,17 @@ static void test_slower_links_never_faster(void **state)
     static sax_pipeline_t pl;
     unsigned long seed = 12345;
     const sax_schedule_t sch[] = {SAX_SCHEDULE_GPIPE, SAX_SCHEDULE_1F1B, SAX_SCHEDULE_INTERLEAVED,
-                                  SAX_SCHEDULE_ZB_H1};
-    for (int trial = 0; trial < 4000; trial++) {
-        sax_schedule_t k = sch[trial % 4];
+                                  SAX_SCHEDULE_ZB_H1, SAX_SCHEDULE_DUALPIPE};
+    for (int trial = 0; trial < 5000; trial++) {
+        sax_schedule_t k = sch[trial % 5];
+        bool dual = k == SAX_SCHEDULE_DUALPIPE;
         int p = 2 + (int)(lcg(&seed) * 15), v = k == SAX_SCHEDULE_INTERLEAVED ? 2 : 1;
         int m = p * (1 + (int)(lcg(&seed) * 4));
-        double w = k == SAX_SCHEDULE_ZB_H1 ? 0.3 + 1.4 * lcg(&seed) : 0.0;
+        if (dual) { /* an even p, an even m >= 2p */
+            p += p % 2;
+            m = 2 * p + 2 * (int)(lcg(&seed) * 2 * p);
+        }
+        double w = k == SAX_SCHEDULE_ZB_H1 || dual ? 0.3 + 1.4 * lcg(&seed) : 0.0;
         uniform(&pl, k, p, v, m, 1.0, 2.0 - w / 2, w, 0.0);
         for (int s = 0; s < p; s++) {
             double speed = 0.5 + lcg(&seed);
@@ -252,12 +340,18 @@ static void test_busy_links_bound_and_monotone(void **state)
     static sax_pipeline_t pl;
     unsigned long seed = 7;
     const sax_schedule_t sch[] = {SAX_SCHEDULE_1F1B, SAX_SCHEDULE_GPIPE, SAX_SCHEDULE_INTERLEAVED,
-                                  SAX_SCHEDULE_ZB_H1};
-    for (int trial = 0; trial < 2000; trial++) {
-        sax_schedule_t k = sch[trial % 4];
+                                  SAX_SCHEDULE_ZB_H1, SAX_SCHEDULE_DUALPIPE};
+    for (int trial = 0; trial < 2500; trial++) {
+        sax_schedule_t k = sch[trial % 5];
+        bool dual = k == SAX_SCHEDULE_DUALPIPE;
         int p = 2 + (int)(lcg(&seed) * 7), v = k == SAX_SCHEDULE_INTERLEAVED ? 2 : 1;
         int m = p * (1 + (int)(lcg(&seed) * 3));
-        double w = k == SAX_SCHEDULE_ZB_H1 ? 0.5 : 0.0;
+        if (dual) { /* DualPipe: m/2 activations of one direction and m/2 gradients of the other travel
+                       each way over each boundary, m in all, as the bound below counts */
+            p += p % 2;
+            m = 2 * p * (1 + (int)(lcg(&seed) * 2));
+        }
+        double w = k == SAX_SCHEDULE_ZB_H1 || dual ? 0.5 : 0.0;
         uniform(&pl, k, p, v, m, 1.0, 2.0 - w / 2, w, 0.0);
         double fb = 1e300;
         for (int s = 0; s < p; s++) {
@@ -293,6 +387,8 @@ int main(void)
         cmocka_unit_test(test_zero_bubble_h1),
         cmocka_unit_test(test_slow_boundary_by_hand),
         cmocka_unit_test(test_closed_forms_match_simulation),
+        cmocka_unit_test(test_dualpipe_by_hand),
+        cmocka_unit_test(test_dualpipe_table2),
         cmocka_unit_test(test_uneven_stages),
         cmocka_unit_test(test_slower_links_never_faster),
         cmocka_unit_test(test_w_placed_on_own_times),

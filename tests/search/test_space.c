@@ -365,7 +365,7 @@ static void test_count_equals_brute_force(void **state)
         fixture_problem(&p[i], 2, 32);
         p[i].model.experts = 8;
         p[i].model.layers = 32;          /* pp 32 passes the layers... */
-        p[i].training.global_batch = 64; /* ...and DualPipe then needs micro-batches >= 32 */
+        p[i].training.global_batch = 64; /* ...and DualPipe then needs micro-batches >= 64 */
         p[i].cluster.sites[1].gpus = i == 0 ? 32 : 8;
     }
     sax_candidate_t base;
