@@ -240,11 +240,17 @@ static double closed_dualpipe(const sax_pipeline_t *pl)
 }
 
 static const sax_schedule_desc_t schedules[SAX_SCHEDULE_COUNT] = {
-    {SAX_SCHEDULE_GPIPE, false, false, order_gpipe, closed_1f1b},
-    {SAX_SCHEDULE_1F1B, false, false, order_1f1b, closed_1f1b},
-    {SAX_SCHEDULE_INTERLEAVED, false, false, order_interleaved, closed_interleaved},
-    {SAX_SCHEDULE_ZB_H1, true, true, order_1f1b, closed_zb_h1},
-    {SAX_SCHEDULE_DUALPIPE, true, false, order_dualpipe, closed_dualpipe},
+    /* Megatron-LM's non-interleaved 1F1B batches each send with the next receive and waits for both
+     * (megatron/core/pipeline_parallel/p2p_communication.py, _communicate with wait_on_reqs; the training
+     * arguments force overlap_p2p_comm off for it), and its zero-bubble runtime requires the same batched
+     * path; the interleaved schedule overlaps its sends by default (--no-overlap-p2p-communication turns
+     * that off), GPipe runtimes send asynchronously, DualPipe overlaps its own (docs/cost-model.md
+     * section 7). */
+    {SAX_SCHEDULE_GPIPE, false, false, false, order_gpipe, closed_1f1b},
+    {SAX_SCHEDULE_1F1B, false, false, true, order_1f1b, closed_1f1b},
+    {SAX_SCHEDULE_INTERLEAVED, false, false, false, order_interleaved, closed_interleaved},
+    {SAX_SCHEDULE_ZB_H1, true, true, true, order_1f1b, closed_zb_h1},
+    {SAX_SCHEDULE_DUALPIPE, true, false, false, order_dualpipe, closed_dualpipe},
 };
 
 const sax_schedule_desc_t *sax_schedule_get(sax_schedule_t id) { return &schedules[id]; }
@@ -330,6 +336,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 sax_event_t *events, long max_events)
 {
     const bool two_way = pl->schedule == SAX_SCHEDULE_DUALPIPE, ends = pl->ends_differ;
+    const bool blocking = schedules[pl->schedule].blocking_sends;
     const bool all_w = !schedules[pl->schedule].split_w; /* every B computes its weight gradients */
     int p = pl->stages, m = pl->micro, per_stage = pl->chunks * m;
     int ptr[SAX_SIM_MAX_STAGES], held[SAX_SIM_MAX_STAGES], w_next[SAX_SIM_MAX_STAGES],
@@ -393,10 +400,11 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 /* where its output goes: F to the next virtual stage, B to the previous one */
                 bool up = two_way ? (kind == OP_F) == (c == 0) : kind == OP_F;
                 int bnd = up ? s : (s + p - 1) % p;
-                double send = t1;
+                double send = t1, sent = t1; /* when its transfer starts; when it has left the channels */
                 if (kind == OP_F) {
                     sc->f_arr[me] = vs == last_vs ? out_at : transfer(pl, bnd, up, out_at, busy);
                     send = vs == last_vs ? t1 : sc->f_arr[me] - pl->link_s[bnd];
+                    sent = vs == last_vs ? t1 : send + pl->link_busy_s[bnd];
                     if (++held[s] > out->peak_inflight[s])
                         out->peak_inflight[s] = held[s];
                 } else if (kind == OP_B) {
@@ -404,12 +412,13 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                     if (vs > 0) {
                         sc->b_arr[me] = transfer(pl, bnd, up, t1, busy);
                         send = sc->b_arr[me] - pl->link_s[bnd];
+                        sent = send + pl->link_busy_s[bnd];
                     }
                     held[s]--;
                     if (rn->greedy_w) /* its weight gradient becomes pending */
                         pending[(long)s * per_stage + w_done[s]++] = OP(OP_W, c, OP_MICRO(op));
                 }
-                free_at[s] = t1;
+                free_at[s] = blocking ? sax_max(t1, sent) : t1;
                 out->busy_s[s] += dur;
                 if (events != NULL && recorded < max_events) {
                     sax_event_t *e = &events[recorded++];

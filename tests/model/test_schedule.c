@@ -299,18 +299,19 @@ static void test_w_placed_on_own_times(void **state)
 }
 
 /* Transfers over one boundary in one direction run one after another (Megatron's p2p over NCCL: the
- * channels carry one transfer's chunks at a time). 2 stages, 1F1B, m = 4, F = B = 1, each transfer
- * 5 (1 of latency, busy 4). Worked by hand, event by event:
- *   stage 0: F0 [0,1] sends at 1 (channel busy to 5, arrives 6); F1 [1,2] waits, sends at 5 (busy to
- *            9, arrives 10)
- *   stage 1: F0 [6,7], B0 [7,8] sends back at 8 (busy to 12, arrives 13); F1 [10,11], B1 [11,12] sends
- *            at 12 (busy to 16, arrives 17)
- *   stage 0: B0 [13,14], F2 [14,15] sends at 15 (arrives 20); B1 [17,18], F3 [18,19] sends at 19
- *            (arrives 24)
- *   stage 1: F2 [20,21], B2 [21,22] sends at 22 (arrives 27); F3 [24,25], B3 [25,26] sends at 26
- *            (arrives 31)
- *   stage 0: B2 [27,28], B3 [31,32]                                         -> makespan 32
- * With the same transfers as pure delays (nothing busy) it is 30: stage 1 runs F1 at 8, not 10. */
+ * channels carry one transfer's chunks at a time), and under 1F1B a stage waits until its own send has
+ * left the channels (Megatron batches each send with the next receive and waits for both). 2 stages,
+ * m = 4, F = B = 1, each transfer 5 (1 of latency, busy 4). Worked by hand, event by event:
+ *   stage 0: F0 [0,1] sends at 1 (busy to 5, arrives 6), free at 5; F1 [5,6] sends at 6 (busy to 10,
+ *            arrives 11), free at 10
+ *   stage 1: F0 [6,7], B0 [7,8] sends back at 8 (busy to 12, arrives 13), free at 12; F1 [12,13],
+ *            B1 [13,14] sends at 14 (busy to 18, arrives 19), free at 18
+ *   stage 0: B0 [13,14] (nothing to send); F2 [14,15] sends at 15 (busy to 19, arrives 20), free at 19;
+ *            B1 [19,20]; F3 [20,21] sends at 21 (busy to 25, arrives 26), free at 25
+ *   stage 1: F2 [20,21], B2 [21,22] sends at 22 (busy to 26, arrives 27); F3 [26,27], B3 [27,28] sends
+ *            at 28 (busy to 32, arrives 33)
+ *   stage 0: B2 [27,28], B3 [33,34]                                         -> makespan 34
+ * With the same transfers as pure delays (nothing busy, nothing to wait for) it is 30. */
 static void test_transfers_queue_by_hand(void **state)
 {
     (void)state;
@@ -318,15 +319,15 @@ static void test_transfers_queue_by_hand(void **state)
     uniform(&pl, SAX_SCHEDULE_1F1B, 2, 1, 4, 1.0, 1.0, 0.0, 5.0);
     near(sim(&pl), 30.0);
     pl.link_busy_s[0] = 4.0;
-    near(sim(&pl), 32.0);
+    near(sim(&pl), 34.0);
     sax_event_t ev[16];
     sax_pipeline_result_t r;
     long n = sax_pipeline_simulate(&pl, scratch, &r, ev, 16);
     assert_int_equal(n, 16);
-    for (long i = 0; i < n; i++) /* F1 of stage 0 ends at 2 and waits for F0's transfer to leave */
+    for (long i = 0; i < n; i++) /* F1 of stage 0 waits for F0's send to leave: [5,6], sent at 6 */
         if (ev[i].stage == 0 && ev[i].kind == 'F' && ev[i].micro == 1) {
-            near(ev[i].end_s, 2.0);
-            near(ev[i].send_s, 5.0);
+            near(ev[i].start_s, 5.0);
+            near(ev[i].send_s, 6.0);
         }
 }
 
