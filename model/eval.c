@@ -25,6 +25,7 @@ typedef struct {
     const sax_gpu_t *gpu;
     sax_layer_cost_t dense, moe;
     sax_logits_cost_t logits;
+    double slowest; /* sax_slowest_of this GPU type over the candidate's GPUs */
 } gpu_costs_t;
 
 static sax_status_t infeasible(sax_result_t *r, sax_infeasible_t why)
@@ -105,7 +106,7 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
     g->gpu = gpu;
     /* the job computes at the pace of its slowest GPU (sax_slowest_of, docs/cost-model.md section 2) */
     const int degrees[4] = {c->tp, c->cp, c->pp, c->dp};
-    double k = sax_slowest_of(gpu, (double)sax_degrees_product(degrees, 4, INT32_MAX));
+    double k = g->slowest = sax_slowest_of(gpu, (double)sax_degrees_product(degrees, 4, INT32_MAX));
     sax_gpu_t slow = *gpu;
     slow.peak_flops_bf16 /= k;
     slow.peak_flops_fp8 /= k;
@@ -940,7 +941,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         double opt_bytes =
             6.0 + 2.0 * sax_optimizer_bytes(&p->training) + (p->training.master_weights ? 0.0 : 2.0);
         opt[s] = opt_params * opt_bytes / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff) *
-                 sax_slowest_of(st[s].gpu, (double)r->gpus_used);
+                 costs_for(p, c, st[s].gpu, cache, &n_cache)->slowest;
         if (trace != NULL)
             trace->dp_exposed_s[s] = end[s];
         end[s] += finish[s];
