@@ -13,7 +13,7 @@ typedef struct {
     double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
     double place_f, place_b;     /* f and b without the traffic of groups that cross site links */
     double params;               /* parameters held per GPU (before ZeRO sharding) */
-    double expert_params;        /* of which routed experts (replicated over cp x dp / ep only) */
+    double expert_params;        /* of which routed experts (replicated over their expert-DP only) */
     double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
     double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
@@ -39,7 +39,9 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     const sax_model_desc_t *m = &p->model;
     if (m->heads % c->tp != 0 || (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0))
         return SAX_INFEASIBLE_DIVISIBILITY;
-    if (m->seq_len % c->cp != 0 || ((long)c->dp * c->cp) % c->ep != 0 || (long)m->vocab % c->tp != 0)
+    /* the routed experts' grid, etp x ep x expert-DP, fills each stage's tp x cp x dp ranks (MoE parallel
+     * folding); with etp = tp that is ep dividing cp x dp */
+    if (m->seq_len % c->cp != 0 || sax_candidate_expert_dp(c) < 1 || (long)m->vocab % c->tp != 0)
         return SAX_INFEASIBLE_DIVISIBILITY;
     if (c->ep > 1 && (m->experts <= 0 || m->experts % c->ep != 0))
         return SAX_INFEASIBLE_DIVISIBILITY;
@@ -104,10 +106,11 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
     gpu_costs_t *g = &cache[(*n_cache)++];
     sax_precision_t prec = p->training.precision;
     g->gpu = gpu;
-    sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
-                   false, &g->dense);
+    const int etp = sax_candidate_etp(c);
+    sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, etp, c->micro_batch,
+                   c->sequence_parallel, false, &g->dense);
     if (p->model.experts > 0)
-        sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch,
+        sax_layer_cost(&p->model, gpu, &p->training, c->tp, c->cp, c->ep, etp, c->micro_batch,
                        c->sequence_parallel, true, &g->moe);
     else
         g->moe = g->dense;
@@ -116,10 +119,11 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
 }
 
 typedef struct {
-    double tp_ar;                      /* one TP all-reduce (or RS+AG pair under SP) */
-    double cp_pass;                    /* one ring-attention pass of K and V */
-    double ep_a2a;                     /* one all-to-all */
-    sax_traffic_t tr_tp, tr_cp, tr_ep; /* what each of those puts on site links */
+    double tp_ar;   /* one TP all-reduce (or RS+AG pair under SP) */
+    double etp_ar;  /* the same over the routed experts' TP group (tp_ar without parallel folding) */
+    double cp_pass; /* one ring-attention pass of K and V */
+    double ep_a2a;  /* one all-to-all */
+    sax_traffic_t tr_tp, tr_etp, tr_cp, tr_ep; /* what each of those puts on site links */
 } layer_comm_t;
 
 /* sax_layout_build, or the scratch's copy of the layout when the last one built had the same inputs
@@ -138,6 +142,7 @@ static const sax_layout_t *layout_of(sax_scratch_t *sc, const sax_cluster_t *cl,
     k.dp = c->dp;
     k.cp = c->cp;
     k.ep = c->ep;
+    k.etp = sax_candidate_etp(c);
     k.n_order = c->n_order;
     for (int i = 0; i < c->n_order; i++)
         k.order[i] = (int32_t)c->order[i];
@@ -206,9 +211,11 @@ static uint64_t network_key(const sax_cluster_t *cl, const sax_candidate_t *c)
         for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
             h = mix_double(h, q[k]);
     }
-    const int32_t knobs[] = {c->tp,          c->pp,           c->dp,
-                             c->cp,          c->ep,           c->n_order,
-                             c->channels,    c->buffer_bytes, c->p2p_chunk_bytes,
+    const int32_t knobs[] = {c->tp,           c->pp,
+                             c->dp,           c->cp,
+                             c->ep,           sax_candidate_etp(c),
+                             c->n_order,      c->channels,
+                             c->buffer_bytes, c->p2p_chunk_bytes,
                              c->p2p_channels};
     for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++)
         h = mix_word(h, (uint64_t)(uint32_t)knobs[k]);
@@ -376,7 +383,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double tpo = c->sequence_parallel ? 1.0 - p->training.tp_overlap : 1.0;
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
-    double tp_f = 2.0 * lcm->tp_ar * tpo, tp_b = tp_f;
+    /* a MoE layer's MLP pair runs over the experts' TP group (the same as TP's without folding) */
+    double tp_f = (moe ? lcm->tp_ar + lcm->etp_ar : 2.0 * lcm->tp_ar) * tpo, tp_b = tp_f;
     double cp_f = sax_max(0.0, lcm->cp_pass - lc->attn_s),
            cp_b = sax_max(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * lcm->ep_a2a : 0.0, ep_b = ep_f;
@@ -565,7 +573,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     /* lossless RoCE needs PFC across every site link the job's traffic uses */
     if (c->transport == SAX_TRANSPORT_ROCE) {
         uint32_t crossed = 0, refused = 0; /* links the job's traffic crosses */
-        for (int d = 0; d <= SAX_DIM_COUNT; d++) {
+        for (int d = 0; d < SAX_LAYOUT_GROUPS; d++) {
             const sax_group_t *g = &lay->dim[d];
             if (d != SAX_DIM_PP && g->n > 1 && g->sites > 1)
                 for (int l = 0; l < cl->n_links; l++)
@@ -593,6 +601,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                                 (uint64_t)(uint32_t)c->connections};
     layer_comm_t lcm = {.tp_ar = 0.0};
     traffic_zero(&lcm.tr_tp, cl->n_links);
+    traffic_zero(&lcm.tr_etp, cl->n_links);
     traffic_zero(&lcm.tr_cp, cl->n_links);
     traffic_zero(&lcm.tr_ep, cl->n_links);
     gpu_costs_t cache[SAX_MAX_SITES + 1];
@@ -600,9 +609,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
     /* which groups cross site links, where the stage times that place a greedy schedule's W must leave
      * their traffic out (schedule.c; NULL: nowhere, or no such schedule) */
-    bool xsite[SAX_DIM_COUNT + 1];
-    for (int d = 0; d <= SAX_DIM_COUNT; d++)
+    bool xsite[SAX_LAYOUT_GROUPS];
+    for (int d = 0; d < SAX_LAYOUT_GROUPS; d++)
         xsite[d] = lay->dim[d].sites > 1;
+    xsite[SAX_DIM_TP] = xsite[SAX_DIM_TP] || xsite[SAX_GROUP_EXPERT_TP]; /* both are TP's traffic */
     bool any_xsite = xsite[SAX_DIM_TP] || xsite[SAX_DIM_CP] || xsite[SAX_DIM_EP] ||
                      (c->zero == 3 && (xsite[SAX_DIM_DP] || xsite[SAX_GROUP_EXPERT_DP]));
     const sax_schedule_desc_t *sd = sax_schedule_get(c->schedule);
@@ -611,9 +621,15 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                            SAX_ACT_BYTES, &lcm.tr_tp);
     lcm.cp_pass = collective(&memo, cl, c, lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
                              SAX_ACT_BYTES, &lcm.tr_cp);
-    if (md->experts > 0)
+    const bool fold = sax_candidate_etp(c) != c->tp; /* the experts' own TP group (parallel folding) */
+    lcm.etp_ar = lcm.tp_ar;
+    if (md->experts > 0) {
         lcm.ep_a2a = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
                                 SAX_ACT_BYTES, &lcm.tr_ep);
+        if (fold)
+            lcm.etp_ar = collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_TP, SAX_OP_ALL_REDUCE,
+                                    g0->moe.etp_bytes, SAX_ACT_BYTES, &lcm.tr_etp);
+    }
 
     /* stages */
     stage_t st[SAX_SIM_MAX_STAGES];
@@ -760,7 +776,11 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
      * call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp */
     const double per_layer = (double)m * md->layers / pp,
                  moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
-    const double k_tp = per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), k_cp = per_layer * 3.0,
+    const double tp_calls = c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0;
+    /* with parallel folding half of a MoE layer's TP calls are the experts' TP group's */
+    const double k_tp = fold && md->experts > 0 ? (per_layer - 0.5 * moe_layers) * tp_calls
+                                                : per_layer * tp_calls,
+                 k_etp = fold && md->experts > 0 ? 0.5 * moe_layers * tp_calls : 0.0, k_cp = per_layer * 3.0,
                  k_ep = md->experts > 0 ? moe_layers * 4.0 : 0.0;
     /* Traffic classes share the site links (docs/cost-model.md section 9): a stage's TP, CP, EP and
      * ZeRO-3 traffic of one micro-batch (its groups, 1/pp of all) demands its bytes over the stage's
@@ -777,6 +797,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     traffic_zero(&cls, cl->n_links);
     if (have_links) {
         traffic_add(&cls, &lcm.tr_tp, k_tp / (double)m, cl->n_links);
+        traffic_add(&cls, &lcm.tr_etp, k_etp / (double)m, cl->n_links);
         traffic_add(&cls, &lcm.tr_cp, k_cp / (double)m, cl->n_links);
         if (md->experts > 0)
             traffic_add(&cls, &lcm.tr_ep, k_ep / (double)m, cl->n_links);
@@ -791,7 +812,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     sax_traffic_t tr_pp;
     traffic_zero(&tr_pp, cl->n_links);
     int boundaries = v > 1 ? pp : pp - 1;
-    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
+    double shard = (double)c->dp * c->cp, expert_shard = sax_candidate_expert_dp(c);
     double end[SAX_SIM_MAX_STAGES]; /* each stage's exposed DP synchronisation, then its end */
     /* the boundaries whose transfers cross site links, and one transfer's bytes on each link */
     enum { MAX_CROSSING = 8 }; /* kept here; any further ones (from rest_from on) are asked of p2p again */
@@ -998,12 +1019,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     sax_traffic_t all;
     traffic_zero(&all, cl->n_links);
     traffic_add(&all, &lcm.tr_tp, k_tp, cl->n_links);
+    traffic_add(&all, &lcm.tr_etp, k_etp, cl->n_links);
     traffic_add(&all, &lcm.tr_cp, k_cp, cl->n_links);
     if (md->experts > 0)
         traffic_add(&all, &lcm.tr_ep, k_ep, cl->n_links);
     traffic_add(&all, &tr_pp, 1.0, cl->n_links);
     traffic_add(&all, &tr_dp, 1.0, cl->n_links);
     trace_class(trace, SAX_DIM_TP, &lcm.tr_tp, k_tp, cl->n_links);
+    trace_class(trace, SAX_DIM_TP, &lcm.tr_etp, k_etp, cl->n_links);
     trace_class(trace, SAX_DIM_CP, &lcm.tr_cp, k_cp, cl->n_links);
     if (md->experts > 0)
         trace_class(trace, SAX_DIM_EP, &lcm.tr_ep, k_ep, cl->n_links);

@@ -246,6 +246,11 @@ typedef struct {
 
 typedef struct {
     int tp, pp, dp, cp, ep, vpp, micro_batch;
+    /* Megatron-Core's --expert-tensor-parallel-size (MoE parallel folding): the tensor-parallel degree of
+     * the routed experts; 0: tp (Megatron's default). The experts take their own grid of each pipeline
+     * stage's tp x cp x dp ranks, etp x ep x expert-DP innermost first (model/layout.c); config key
+     * parallelism.expert_tensor_parallel */
+    int etp;
     sax_schedule_t schedule;
     sax_recompute_t recompute;
     bool sequence_parallel;
@@ -276,6 +281,11 @@ typedef struct {
 #define SAX_NCCL_STEPS 8
 #define SAX_NCCL_BUFFSIZE_DEFAULT (4 << 20)
 #define SAX_NCCL_P2P_CHUNK_DEFAULT (128 << 10)
+
+/* The experts' tensor-parallel degree (c->etp, or tp when 0) and their data-parallel degree: the replicas
+ * of one expert shard, tp x cp x dp / (ep x etp) (Megatron-Core's expert data parallelism). */
+int sax_candidate_etp(const sax_candidate_t *c);
+int sax_candidate_expert_dp(const sax_candidate_t *c);
 
 /* Sets a candidate's NCCL knobs to NCCL's defaults (channels and p2p channels: NCCL's choice). */
 void sax_candidate_set_nccl_defaults(sax_candidate_t *c);

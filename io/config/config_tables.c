@@ -307,7 +307,13 @@ static const cf_field_t parallelism_fields[] = {
      .help = "data-parallel degree; `\"auto\"`: all GPUs of the sites / (tp x cp x pp), which must divide; "
              "a given dp may leave GPUs idle (the job takes the first tp x cp x pp x dp)"},
     INT_F(sax_candidate_t, cp, "cp", 1, CF_DEFAULT, 1, "context-parallel degree"),
-    INT_F(sax_candidate_t, ep, "ep", 1, CF_DEFAULT, 1, "expert-parallel degree (divides dp x cp)"),
+    INT_F(sax_candidate_t, ep, "ep", 1, CF_DEFAULT, 1,
+          "expert-parallel degree (ep x expert_tensor_parallel divides tp x cp x dp)"),
+    INT_F(sax_candidate_t, etp, "expert_tensor_parallel", 0, CF_DEFAULT, 0,
+          "Megatron-Core's --expert-tensor-parallel-size: the routed experts' tensor-parallel degree; 0: tp "
+          "(Megatron's default). Another value folds the experts onto their own grid of each stage's tp x "
+          "cp x dp ranks (MoE parallel folding): etp x ep x expert-DP, innermost first, in the order's "
+          "sequence of tp, cp and dp; ep may then exceed dp x cp"),
     INT_F(sax_candidate_t, vpp, "vpp", 1, CF_DEFAULT, 1,
           "virtual stages per device (`interleaved` needs > 1)"),
     INT_F(sax_candidate_t, micro_batch, "micro_batch", 1, CF_DEFAULT, 1, "sequences per micro-batch"),
