@@ -65,7 +65,7 @@ typedef struct {
     int stage, layers;
     long micro;                 /* micro-batches per iteration */
     double params;              /* parameters held by one GPU of the stage, before ZeRO sharding */
-    double expert_params;       /* of which routed experts (ZeRO shards them over cp x dp / ep) */
+    double expert_params;       /* of which routed experts (ZeRO shards them over their expert DP) */
     double act_per_micro_bytes; /* activations one micro-batch leaves on the stage */
     double act_recompute_bytes; /* working set of recomputing one layer (full recomputation) */
     double grad_bytes, optimizer_bytes, reserved_bytes; /* a parameter: main gradient, optimizer state */

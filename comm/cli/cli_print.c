@@ -15,6 +15,8 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
     for (int i = 0; i < c->n_order; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", sax_dim_names[c->order[i]]);
     fprintf(f, "], \"layer_split\": \"%s\"", sax_layer_split_names[c->layer_split]);
+    if (c->etp > 0) /* only when set: the experts' own tensor-parallel degree */
+        fprintf(f, ", \"expert_tensor_parallel\": %d", c->etp);
     if (c->first_stage_layers > 0) /* only when set: Megatron-LM's flags */
         fprintf(f, ", \"decoder_first_pipeline_num_layers\": %d", c->first_stage_layers);
     if (c->last_stage_layers > 0)
