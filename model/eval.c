@@ -461,24 +461,26 @@ static double transfer_rate(const sax_candidate_t *c, const stage_t *st, int s)
     return (s == pp - 1 ? v - 1 : v) / sax_max(st[s].comp, nb->comp);
 }
 
-/* For pl->ends_differ (layer_split embedding-loss under interleaving): the first chunk of the first
- * stage and the last chunk of the last stage hold k - 1 layers, every other chunk k (docs/cost-model.md
- * section 7). A stage's layers share its layer time; the output layer and loss stay spread over the
- * last stage's chunks, as for every split. */
-static void short_end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
-                             sax_pipeline_t *pl)
+/* For pl->ends_differ (under interleaving): the first chunk of the first stage holds ends[0] layers
+ * and the last chunk of the last stage ends[1], the other chunks of those stages their stage's other
+ * layers evenly (layer_split embedding-loss: k - 1 at the ends, k elsewhere; a pipeline layout: its first
+ * and last virtual stages'; docs/cost-model.md section 7). A stage's layers share its layer time; the
+ * output layer and loss stay spread over the last stage's chunks, as for every split. */
+static void end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
+                       const int *ends, sax_pipeline_t *pl)
 {
     int p = c->pp, v = c->vpp;
     const double out[3] = {lg->gemm_s + lg->loss_fwd_s, lg->gemm_s + lg->loss_bwd_s, lg->gemm_s};
     double *per_chunk[3] = {pl->f_s, pl->b_s, pl->w_s};
     for (int end = 0; end < 2; end++) {
-        int s = end ? p - 1 : 0, n = st[s].layers, k = (n + 1) / v; /* n = v k - 1 */
+        int s = end ? p - 1 : 0, n = st[s].layers, e = ends[end];
         const double total[3] = {st[s].f, st[s].b, st[s].w};
         double *chunk = end ? pl->tail_s : pl->head_s;
         for (int i = 0; i < 3; i++) {
             double extra = end ? out[i] : 0.0, layers_s = total[i] - extra;
-            chunk[i] = layers_s * (k - 1) / n + extra / v;
-            per_chunk[i][s] = layers_s * k / n + extra / v;
+            double mid = (double)(n - e) / (v - 1); /* the other chunks' layers, each */
+            chunk[i] = (n > 0 ? layers_s * e / n : 0.0) + extra / v;
+            per_chunk[i][s] = (n > 0 ? layers_s * mid / n : 0.0) + extra / v;
         }
     }
 }
@@ -766,10 +768,19 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.place_f_s[s] = st[s].place_f / v;
         pl.place_b_s[s] = st[s].place_b / v;
     }
-    pl.ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 &&
-                     c->first_stage_layers == 0 && c->last_stage_layers == 0;
+    int ends[2] = {0, 0}; /* the layers of the first and the last virtual stage, when they differ */
+    if (c->n_layout > 0) {
+        ends[0] = c->layout_layers[0];
+        ends[1] = c->layout_layers[c->n_layout - 1];
+        pl.ends_differ = v > 1;
+    } else {
+        ends[0] = (st[0].layers + 1) / v - 1; /* embedding-loss: n = v k - 1 layers, k - 1 at the ends */
+        ends[1] = (st[pp - 1].layers + 1) / v - 1;
+        pl.ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 &&
+                         c->first_stage_layers == 0 && c->last_stage_layers == 0;
+    }
     if (pl.ends_differ)
-        short_end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, &pl);
+        end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, ends, &pl);
 
     /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
      * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each

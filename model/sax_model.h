@@ -15,7 +15,9 @@
 #define SAX_UNIT_TEXT_LEN 16 /* a unit as a configuration writes it: "Tbit/s", "TFLOP/s" */
 #define SAX_MAX_TIERS 6
 #define SAX_MAX_SITES 8
-#define SAX_MAX_LINKS 28 /* every pair of SAX_MAX_SITES sites */
+#define SAX_MAX_LINKS 28          /* every pair of SAX_MAX_SITES sites */
+#define SAX_LAYOUT_MAX_STAGES 128 /* virtual stages of a pipeline layout (pp x vpp) */
+#define SAX_LAYOUT_TEXT_LEN 128   /* a pipeline layout as a configuration writes it */
 
 /* ---- status ------------------------------------------------------------------------------- */
 
@@ -263,6 +265,13 @@ typedef struct {
      * layers of the first / last stage, the rest split evenly over the middle stages; 0: not set
      * (layer_split alone decides). Only with layer_split "uniform". */
     int first_stage_layers, last_stage_layers;
+    /* Megatron-Core's --pipeline-model-parallel-layout (megatron/core/transformer/
+     * pipeline_parallel_layer_layout.py): the transformer layers of each of the pp x vpp virtual stages,
+     * virtual stage k on stage k mod pp as its chunk k / pp; n_layout 0: not set (layer_split decides).
+     * layout_text is the string as written (io/config parses it); its MTP layers (m) are not priced. */
+    int n_layout;
+    uint8_t layout_layers[SAX_LAYOUT_MAX_STAGES];
+    char layout_text[SAX_LAYOUT_TEXT_LEN];
     sax_transport_t transport;
     int connections;     /* transport flows per NCCL connection: queue pairs (NCCL_IB_QPS_PER_CONNECTION) or
                         TCP sockets (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS); config keys
@@ -373,7 +382,8 @@ double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_p
 double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 
 /* Whether the model's `total` layers split over c->pp stages of c->vpp chunks as the candidate sets
- * (layer_split, first_stage_layers, last_stage_layers; docs/cost-model.md section 7). */
+ * (layer_split, first_stage_layers, last_stage_layers, or a pipeline layout of pp x vpp virtual stages
+ * holding `total` layers; docs/cost-model.md section 7). */
 bool sax_layer_split_valid(int total, const sax_candidate_t *c);
 /* The layers of each of c->pp stages, for a split that is valid; `peak_flops` (each stage's GPU peak)
  * is read only by layer_split "balanced". */

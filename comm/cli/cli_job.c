@@ -87,7 +87,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
 
     /* the layers of each stage: equal, first/last different, or a layout string */
     int layers[SAX_SIM_MAX_STAGES];
-    if (c->pp > 1 && (c->first_stage_layers > 0 || c->last_stage_layers > 0)) { /* Megatron's own flags */
+    if (c->n_layout > 0) { /* the layout as written: Megatron derives vpp from it */
+        ARG(j, "--pipeline-model-parallel-layout '%s'", c->layout_text);
+    } else if (c->pp > 1 && (c->first_stage_layers > 0 || c->last_stage_layers > 0)) { /* Megatron's flags */
         if (c->first_stage_layers > 0)
             ARG(j, "--decoder-first-pipeline-num-layers %d", c->first_stage_layers);
         if (c->last_stage_layers > 0)

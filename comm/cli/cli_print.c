@@ -17,6 +17,8 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
     fprintf(f, "], \"layer_split\": \"%s\"", sax_layer_split_names[c->layer_split]);
     if (c->etp > 0) /* only when set: the experts' own tensor-parallel degree */
         fprintf(f, ", \"expert_tensor_parallel\": %d", c->etp);
+    if (c->n_layout > 0) /* only when set: Megatron-Core's layout string */
+        fprintf(f, ", \"pipeline_model_parallel_layout\": \"%s\"", c->layout_text);
     if (c->first_stage_layers > 0) /* only when set: Megatron-LM's flags */
         fprintf(f, ", \"decoder_first_pipeline_num_layers\": %d", c->first_stage_layers);
     if (c->last_stage_layers > 0)

@@ -353,6 +353,17 @@ static const cf_field_t parallelism_fields[] = {
     INT_F(sax_candidate_t, last_stage_layers, "decoder_last_pipeline_num_layers", 0, CF_DEFAULT, 0,
           "Megatron-LM's --decoder-last-pipeline-num-layers: the layers of the last stage, as "
           "decoder_first_pipeline_num_layers; 0: not set"),
+    {.key = "pipeline_model_parallel_layout",
+     .type = CF_LAYOUT,
+     .need = CF_DEFAULT,
+     .def_text = "`\"\"` (not set)",
+     AT(sax_candidate_t, layout_text),
+     .help =
+         "Megatron-Core's --pipeline-model-parallel-layout: the layers of each virtual stage, `E` the "
+         "embedding, `t` a transformer layer, `m` an MTP layer (not priced), `L` the loss, `|` between "
+         "virtual stages, `x*N` and `(...)*N` repeats, commas cosmetic (e.g. `\"Et*4|(t*4|)*14,tL\"`); "
+         "pp x vpp virtual stages, virtual stage k on stage k mod pp, holding model.layers `t`. Places every "
+         "layer itself: not with decoder_first/last_pipeline_num_layers; overrides layer_split"},
 };
 const cf_section_t cf_parallelism_section = {
     "parallelism", "How the job is split across GPUs (one candidate; `sax eval` evaluates it).",

@@ -397,6 +397,12 @@ sax_status_t cf_parse_value(cf_ctx_t *ctx, const cf_field_t *f, const cJSON *ite
         return SAX_OK;
     }
     case CF_ORDER: return parse_order(ctx, item, (sax_candidate_t *)base);
+    case CF_LAYOUT:
+        if (!cJSON_IsString(item))
+            return cf_fail(ctx,
+                           "expected a string (Megatron's pipeline layout, e.g. \"Et|(tt|)*3,L\"), found %s",
+                           found);
+        return cf_parse_pipeline_layout(ctx, item->valuestring, (sax_candidate_t *)base);
     default: return cf_fail(ctx, "internal error: key of type %d parsed as a scalar", (int)f->type);
     }
 }
@@ -411,6 +417,10 @@ void cf_apply_defaults(const cf_section_t *sec, void *base)
             memset(at(base, f), 0, f->size);
             if (f->def_text != NULL)
                 strncpy((char *)at(base, f), f->def_text, f->size - 1);
+        } else if (f->type == CF_LAYOUT) {
+            sax_candidate_t *c = base;
+            c->n_layout = 0;
+            memset(c->layout_text, 0, sizeof c->layout_text);
         } else if (f->type != CF_ORDER && f->type != CF_OBJECT && f->type != CF_LIST &&
                    f->type != CF_PRESET && f->type != CF_SITE_PAIR) {
             cf_set_number(f, base, f->def);
@@ -526,6 +536,7 @@ cJSON *cf_emit_value(const cf_field_t *f, const void *base)
     }
     case CF_BOOL: return cJSON_CreateBool(cf_get_number(f, base) != 0.0);
     case CF_STRING: return cJSON_CreateString((const char *)at_c(base, f));
+    case CF_LAYOUT: return cJSON_CreateString(((const sax_candidate_t *)base)->layout_text);
     case CF_ORDER: {
         const sax_candidate_t *c = base;
         cJSON *a = cJSON_CreateArray();
@@ -565,6 +576,7 @@ const char *cf_type_name(const cf_field_t *f)
     case CF_STRING: return "string";
     case CF_DEGREE: return "integer or \"auto\"";
     case CF_ORDER: return "list of dimension names";
+    case CF_LAYOUT: return "string";
     case CF_SITE_PAIR: return "two site names";
     case CF_PRESET: return "preset name or object";
     case CF_OBJECT: return "object";
