@@ -339,7 +339,8 @@ static const cf_field_t parallelism_fields[] = {
      .help =
          "parallel dimensions innermost first: consecutive ranks fill the scale-up domain, then each tier, "
          "then the sites in order; every dimension of degree > 1 among tp, cp, pp, dp must appear; ep, carved "
-         "out of dp, may be left out: it then sits just inside dp"},
+         "out of dp, may be left out: it then sits just inside dp (with expert_tensor_parallel other than tp "
+         "the experts take their own grid and ep has no place here)"},
     ENUM_F(sax_candidate_t, layer_split, "layer_split", sax_layer_split_names, SAX_LAYER_SPLIT_COUNT,
            CF_DEFAULT, SAX_LAYER_SPLIT_UNIFORM,
            "`uniform`: equal layers per stage; `balanced`: layers in proportion to each stage's GPU speed; "
