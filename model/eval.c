@@ -397,14 +397,21 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
     double wgt = lc->gemm_s;            /* weight gradients */
     double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
+    const unsigned modules =
+        c->recompute_modules != 0 ? c->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+    const bool sel = c->recompute == SAX_RECOMPUTE_SELECTIVE,
+               core_attn = sel && (modules >> SAX_RECOMPUTE_MODULE_CORE_ATTN & 1u),
+               norms = sel && (modules >> SAX_RECOMPUTE_MODULE_LAYERNORM & 1u);
     if (c->recompute == SAX_RECOMPUTE_FULL) {
         rc_math = fwd_math;
         rc_mem = fwd_mem;
         rc_tp = tp_f;
-    } else if (c->recompute == SAX_RECOMPUTE_SELECTIVE && !p->training.flash_attention) {
+    } else if (core_attn && !p->training.flash_attention) {
         rc_math = lc->attn_s; /* recompute the attention core (flash does anyway) */
         rc_mem = 0.5 * lc->elem_s;
     }
+    if (norms) /* the two norms again in the backward */
+        rc_mem += lc->norm_s;
     double rc = rc_math + rc_mem;
     double f = fwd + tp_f + cp_f + ep_f;
     double b = bwd_in + rc + tp_b + rc_tp + cp_b + ep_b;
@@ -431,9 +438,11 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     parts->memory = fwd_mem + bwd_mem + rc_mem;
     st->params += lc->params;
     st->expert_params += lc->expert_params;
-    double a = c->recompute == SAX_RECOMPUTE_NONE        ? lc->act_bytes
-               : c->recompute == SAX_RECOMPUTE_SELECTIVE ? lc->act_sel_bytes
-                                                         : lc->act_full_bytes;
+    double a = c->recompute == SAX_RECOMPUTE_FULL ? lc->act_full_bytes
+               : core_attn                        ? lc->act_sel_bytes
+                                                  : lc->act_bytes;
+    if (norms)
+        a -= lc->act_norm_bytes;
     st->act += a;
     st->act_peak_layer =
         sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);

@@ -25,7 +25,10 @@ typedef struct {
     double params;         /* parameters of the layer held by this GPU (after TP and EP) */
     double expert_params;  /* of which routed experts: replicated over their expert-DP ranks only */
     double act_bytes;      /* activation memory kept for backward (recompute "none") */
-    double act_sel_bytes;  /* ... with selective recomputation */
+    double act_sel_bytes;  /* ... with selective recomputation of the attention core */
+    double act_norm_bytes; /* of act_bytes, the two norms' outputs as the linear layers after them keep them
+                              (recompute module layernorm frees them) */
+    double norm_s;         /* the two norms' forward kernels (part of elem_s) */
     double act_full_bytes; /* ... with full recomputation (the layer input only) */
     double tp_bytes;       /* bytes of one TP all-reduce (the layer's output activation) */
     double etp_bytes;      /* the same for the routed experts' TP group (etp ranks): its tokens */

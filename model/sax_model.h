@@ -58,6 +58,9 @@ int sax_status_exit_code(sax_status_t s);
     X(SAX_SCHEDULE_DUALPIPE, "dualpipe")
 #define SAX_RECOMPUTE_LIST(X)                                                                                \
     X(SAX_RECOMPUTE_NONE, "none") X(SAX_RECOMPUTE_SELECTIVE, "selective") X(SAX_RECOMPUTE_FULL, "full")
+/* Megatron-Core's --recompute-modules under selective recomputation, those sax prices (bit i: entry i) */
+#define SAX_RECOMPUTE_MODULE_LIST(X)                                                                         \
+    X(SAX_RECOMPUTE_MODULE_CORE_ATTN, "core_attn") X(SAX_RECOMPUTE_MODULE_LAYERNORM, "layernorm")
 #define SAX_DIM_LIST(X)                                                                                      \
     X(SAX_DIM_TP, "tp") X(SAX_DIM_CP, "cp") X(SAX_DIM_EP, "ep") X(SAX_DIM_PP, "pp") X(SAX_DIM_DP, "dp")
 #define SAX_LAYER_SPLIT_LIST(X)                                                                              \
@@ -103,6 +106,7 @@ typedef enum { SAX_FFN_ACT_LIST(SAX_ENUM_MEMBER) SAX_FFN_ACT_COUNT } sax_ffn_act
 typedef enum { SAX_SCHEDULE_LIST(SAX_ENUM_MEMBER) SAX_SCHEDULE_COUNT } sax_schedule_t;
 typedef enum { SAX_RECOMPUTE_LIST(SAX_ENUM_MEMBER) SAX_RECOMPUTE_COUNT } sax_recompute_t;
 typedef enum { SAX_DIM_LIST(SAX_ENUM_MEMBER) SAX_DIM_COUNT } sax_dim_t;
+typedef enum { SAX_RECOMPUTE_MODULE_LIST(SAX_ENUM_MEMBER) SAX_RECOMPUTE_MODULE_COUNT } sax_recompute_module_t;
 typedef enum { SAX_LAYER_SPLIT_LIST(SAX_ENUM_MEMBER) SAX_LAYER_SPLIT_COUNT } sax_layer_split_t;
 typedef enum { SAX_TRANSPORT_LIST(SAX_ENUM_MEMBER) SAX_TRANSPORT_COUNT } sax_transport_t;
 typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_algorithm_t;
@@ -118,6 +122,7 @@ extern const char *const sax_ffn_act_names[SAX_FFN_ACT_COUNT];
 extern const char *const sax_schedule_names[SAX_SCHEDULE_COUNT];
 extern const char *const sax_recompute_names[SAX_RECOMPUTE_COUNT];
 extern const char *const sax_dim_names[SAX_DIM_COUNT];
+extern const char *const sax_recompute_module_names[SAX_RECOMPUTE_MODULE_COUNT];
 extern const char *const sax_layer_split_names[SAX_LAYER_SPLIT_COUNT];
 extern const char *const sax_transport_names[SAX_TRANSPORT_COUNT];
 extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
@@ -255,6 +260,9 @@ typedef struct {
     int etp;
     sax_schedule_t schedule;
     sax_recompute_t recompute;
+    /* with recompute "selective": the modules recomputed, bit m for sax_recompute_module_t m; 0: core_attn
+     * alone (Megatron-Core's default --recompute-modules). Config key parallelism.recompute_modules */
+    unsigned recompute_modules;
     bool sequence_parallel;
     int zero;                       /* 0..3; 3 = FSDP */
     int n_order;                    /* entries used in order[] */

@@ -195,6 +195,11 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     out->act_bytes = tok * (replicated + split / t + scores / t);
     out->act_sel_bytes = tok * (replicated + split / t);
     out->act_full_bytes = tok * SAX_ACT_BYTES * h / (sp ? t : 1.0);
+    /* the norms' outputs, the QKV and FC1 inputs (2h each; h as the FP8 copies), replicated over TP
+     * without SP: what Megatron-Core's --recompute-modules layernorm frees, recomputing the two norms
+     * (8h bytes of traffic a token, 2 in and 2 out each) in the backward */
+    out->act_norm_bytes = tok * (prec == SAX_PRECISION_FP8 ? 2.0 : 4.0) * h / rep;
+    out->norm_s = tok * 8.0 * h / rep / (gpu->hbm_bw_Bps * gpu->mem_eff);
 
     out->gemm_s = gemm_s;
     out->attn_s = attn_s;

@@ -161,7 +161,17 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     switch (c->recompute) {
     case SAX_RECOMPUTE_NONE:
     case SAX_RECOMPUTE_COUNT: break;
-    case SAX_RECOMPUTE_SELECTIVE: ARG(j, "--recompute-granularity selective"); break;
+    case SAX_RECOMPUTE_SELECTIVE:
+        ARG(j, "--recompute-granularity selective");
+        if (c->recompute_modules != 0) { /* Megatron's default is core_attn alone */
+            char mods[64] = "";
+            for (int m = 0; m < SAX_RECOMPUTE_MODULE_COUNT; m++)
+                if (c->recompute_modules >> m & 1u)
+                    snprintf(mods + strlen(mods), sizeof mods - strlen(mods), " %s",
+                             sax_recompute_module_names[m]);
+            ARG(j, "--recompute-modules%s", mods);
+        }
+        break;
     case SAX_RECOMPUTE_FULL:
         ARG(j, "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
         break;

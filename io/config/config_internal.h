@@ -22,6 +22,7 @@ typedef enum {
     CF_DEGREE,    /* int >= 1, or "auto" stored as 0 */
     CF_ORDER,     /* list of dimension names (sax_candidate_t.order/n_order) */
     CF_LAYOUT,    /* Megatron's pipeline layout string (sax_candidate_t.layout_*; pipeline_layout.c) */
+    CF_MODULES,   /* list of recompute module names (sax_candidate_t.recompute_modules, a bit each) */
     CF_SITE_PAIR, /* ["A", "B"]: two site names (sax_site_link_t.a/b) */
     CF_PRESET,    /* preset name or object with "preset" + overrides (`sub`) */
     CF_OBJECT,    /* nested section `sub` */

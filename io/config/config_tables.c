@@ -321,6 +321,16 @@ static const cf_field_t parallelism_fields[] = {
            SAX_SCHEDULE_1F1B, "pipeline schedule"),
     ENUM_F(sax_candidate_t, recompute, "recompute", sax_recompute_names, SAX_RECOMPUTE_COUNT, CF_DEFAULT,
            SAX_RECOMPUTE_NONE, "activation recomputation"),
+    {.key = "recompute_modules",
+     .type = CF_MODULES,
+     .need = CF_DEFAULT,
+     .def_text = "`[]` (`core_attn`, Megatron's default)",
+     AT(sax_candidate_t, recompute_modules),
+     .help =
+         "Megatron-Core's --recompute-modules with recompute `selective`: `core_attn` recomputes the "
+         "attention core (its score matrix is not kept; nothing with flash attention), `layernorm` the two "
+         "norms (their outputs, the QKV and FC1 inputs, are not kept: 4h bytes a token and layer, 2h in "
+         "FP8, and the norms run again in the backward); Megatron's other modules are not priced"},
     BOOL_F(sax_candidate_t, sequence_parallel, "sequence_parallel", 0,
            "shard norms and dropouts along the sequence across the TP group"),
     {.key = "zero",

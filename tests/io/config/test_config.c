@@ -618,6 +618,40 @@ static void test_pipeline_layout_reaches_eval(void **state)
     free(sc);
 }
 
+/* parallelism.recompute_modules: Megatron-Core's module names sax prices, each once, into a mask. */
+static void test_recompute_modules(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8}, \"cluster\": {\"gpu\": \"H100\","
+        " \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
+        " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+        " \"parallelism\": {\"tp\": 8, \"recompute\": \"selective\", \"recompute_modules\": %s}, \"network\": {}}";
+    char text[1024];
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    snprintf(text, sizeof text, fmt, "[\"layernorm\", \"core_attn\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.recompute_modules,
+                     (1u << SAX_RECOMPUTE_MODULE_LAYERNORM) | (1u << SAX_RECOMPUTE_MODULE_CORE_ATTN));
+    sax_config_fini(&cfg);
+    snprintf(text, sizeof text, fmt, "[]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.recompute_modules, 0u);
+    sax_config_fini(&cfg);
+    snprintf(text, sizeof text, fmt, "[\"layernorm\", \"mlp\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text,
+                           "inline: parallelism.recompute_modules[1]: expected one of \"core_attn\", \"layernorm\" "
+                           "(the modules sax prices), found \"mlp\""));
+    snprintf(text, sizeof text, fmt, "[\"layernorm\", \"layernorm\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "expected each module once, found \"layernorm\" twice"));
+    snprintf(text, sizeof text, fmt, "\"layernorm\"");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "parallelism.recompute_modules: expected a list of module names"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_scenarios_beyond_cluster),
         cmocka_unit_test(test_pipeline_layout_parse),
         cmocka_unit_test(test_pipeline_layout_reaches_eval),
+        cmocka_unit_test(test_recompute_modules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
