@@ -641,9 +641,9 @@ static void test_recompute_modules(void **state)
     sax_config_fini(&cfg);
     snprintf(text, sizeof text, fmt, "[\"layernorm\", \"mlp\"]");
     assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
-    assert_non_null(strstr(err.text,
-                           "inline: parallelism.recompute_modules[1]: expected one of \"core_attn\", \"layernorm\" "
-                           "(the modules sax prices), found \"mlp\""));
+    assert_non_null(strstr(
+        err.text, "inline: parallelism.recompute_modules[1]: expected one of \"core_attn\", \"layernorm\" "
+                  "(the modules sax prices), found \"mlp\""));
     snprintf(text, sizeof text, fmt, "[\"layernorm\", \"layernorm\"]");
     assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "expected each module once, found \"layernorm\" twice"));
