@@ -62,6 +62,14 @@ void sax_candidate_set(sax_candidate_t *c, sax_key_t k, int32_t v)
     }
 }
 
+int sax_candidate_etp(const sax_candidate_t *c) { return c->etp > 0 ? c->etp : c->tp; }
+
+int sax_candidate_expert_dp(const sax_candidate_t *c)
+{
+    long stage = (long)c->tp * c->cp * c->dp, experts = (long)c->ep * sax_candidate_etp(c);
+    return experts > 0 && stage % experts == 0 ? (int)(stage / experts) : 0;
+}
+
 void sax_candidate_set_nccl_defaults(sax_candidate_t *c)
 {
     c->connections = 1; /* NCCL_IB_QPS_PER_CONNECTION */

@@ -13,7 +13,7 @@ typedef struct {
     double comp, tp, cp, ep, z3; /* per micro-batch, whole stage: where f + b + w went */
     double place_f, place_b;     /* f and b without the traffic of groups that cross site links */
     double params;               /* parameters held per GPU (before ZeRO sharding) */
-    double expert_params;        /* of which routed experts (replicated over cp x dp / ep only) */
+    double expert_params;        /* of which routed experts (replicated over their expert-DP only) */
     double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
     double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
@@ -40,7 +40,9 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     const sax_model_desc_t *m = &p->model;
     if (m->heads % c->tp != 0 || (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0))
         return SAX_INFEASIBLE_DIVISIBILITY;
-    if (m->seq_len % c->cp != 0 || ((long)c->dp * c->cp) % c->ep != 0 || (long)m->vocab % c->tp != 0)
+    /* the routed experts' grid, etp x ep x expert-DP, fills each stage's tp x cp x dp ranks (MoE parallel
+     * folding); with etp = tp that is ep dividing cp x dp */
+    if (m->seq_len % c->cp != 0 || sax_candidate_expert_dp(c) < 1 || (long)m->vocab % c->tp != 0)
         return SAX_INFEASIBLE_DIVISIBILITY;
     if (c->ep > 1 && (m->experts <= 0 || m->experts % c->ep != 0))
         return SAX_INFEASIBLE_DIVISIBILITY;
@@ -111,10 +113,11 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
     slow.peak_flops_bf16 /= k;
     slow.peak_flops_fp8 /= k;
     slow.hbm_bw_Bps /= k;
-    sax_layer_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
-                   false, &g->dense);
+    const int etp = sax_candidate_etp(c);
+    sax_layer_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->ep, etp, c->micro_batch,
+                   c->sequence_parallel, false, &g->dense);
     if (p->model.experts > 0)
-        sax_layer_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->ep, c->micro_batch,
+        sax_layer_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->ep, etp, c->micro_batch,
                        c->sequence_parallel, true, &g->moe);
     else
         g->moe = g->dense;
@@ -123,10 +126,11 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
 }
 
 typedef struct {
-    double tp_ar;                      /* one TP all-reduce (or RS+AG pair under SP) */
-    double cp_pass;                    /* one ring-attention pass of K and V */
-    double ep_a2a;                     /* one all-to-all */
-    sax_traffic_t tr_tp, tr_cp, tr_ep; /* what each of those puts on site links */
+    double tp_ar;   /* one TP all-reduce (or RS+AG pair under SP) */
+    double etp_ar;  /* the same over the routed experts' TP group (tp_ar without parallel folding) */
+    double cp_pass; /* one ring-attention pass of K and V */
+    double ep_a2a;  /* one all-to-all */
+    sax_traffic_t tr_tp, tr_etp, tr_cp, tr_ep; /* what each of those puts on site links */
 } layer_comm_t;
 
 /* sax_layout_build, or the scratch's copy of the layout when the last one built had the same inputs
@@ -145,6 +149,7 @@ static const sax_layout_t *layout_of(sax_scratch_t *sc, const sax_cluster_t *cl,
     k.dp = c->dp;
     k.cp = c->cp;
     k.ep = c->ep;
+    k.etp = sax_candidate_etp(c);
     k.n_order = c->n_order;
     for (int i = 0; i < c->n_order; i++)
         k.order[i] = (int32_t)c->order[i];
@@ -213,9 +218,11 @@ static uint64_t network_key(const sax_cluster_t *cl, const sax_candidate_t *c)
         for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
             h = mix_double(h, q[k]);
     }
-    const int32_t knobs[] = {c->tp,          c->pp,           c->dp,
-                             c->cp,          c->ep,           c->n_order,
-                             c->channels,    c->buffer_bytes, c->p2p_chunk_bytes,
+    const int32_t knobs[] = {c->tp,           c->pp,
+                             c->dp,           c->cp,
+                             c->ep,           sax_candidate_etp(c),
+                             c->n_order,      c->channels,
+                             c->buffer_bytes, c->p2p_chunk_bytes,
                              c->p2p_channels};
     for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++)
         h = mix_word(h, (uint64_t)(uint32_t)knobs[k]);
@@ -383,7 +390,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double tpo = c->sequence_parallel ? 1.0 - p->training.tp_overlap : 1.0;
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
-    double tp_f = 2.0 * lcm->tp_ar * tpo, tp_b = tp_f;
+    /* a MoE layer's MLP pair runs over the experts' TP group (the same as TP's without folding) */
+    double tp_f = (moe ? lcm->tp_ar + lcm->etp_ar : 2.0 * lcm->tp_ar) * tpo, tp_b = tp_f;
     double cp_f = sax_max(0.0, lcm->cp_pass - lc->attn_s),
            cp_b = sax_max(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * lcm->ep_a2a : 0.0, ep_b = ep_f;
@@ -396,14 +404,21 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
     double wgt = lc->gemm_s;            /* weight gradients */
     double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
+    const unsigned modules =
+        c->recompute_modules != 0 ? c->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+    const bool sel = c->recompute == SAX_RECOMPUTE_SELECTIVE,
+               core_attn = sel && (modules >> SAX_RECOMPUTE_MODULE_CORE_ATTN & 1u),
+               norms = sel && (modules >> SAX_RECOMPUTE_MODULE_LAYERNORM & 1u);
     if (c->recompute == SAX_RECOMPUTE_FULL) {
         rc_math = fwd_math;
         rc_mem = fwd_mem;
         rc_tp = tp_f;
-    } else if (c->recompute == SAX_RECOMPUTE_SELECTIVE && !p->training.flash_attention) {
+    } else if (core_attn && !p->training.flash_attention) {
         rc_math = lc->attn_s; /* recompute the attention core (flash does anyway) */
         rc_mem = 0.5 * lc->elem_s;
     }
+    if (norms) /* the two norms again in the backward */
+        rc_mem += lc->norm_s;
     double rc = rc_math + rc_mem;
     double f = fwd + tp_f + cp_f + ep_f;
     double b = bwd_in + rc + tp_b + rc_tp + cp_b + ep_b;
@@ -430,9 +445,11 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     parts->memory = fwd_mem + bwd_mem + rc_mem;
     st->params += lc->params;
     st->expert_params += lc->expert_params;
-    double a = c->recompute == SAX_RECOMPUTE_NONE        ? lc->act_bytes
-               : c->recompute == SAX_RECOMPUTE_SELECTIVE ? lc->act_sel_bytes
-                                                         : lc->act_full_bytes;
+    double a = c->recompute == SAX_RECOMPUTE_FULL ? lc->act_full_bytes
+               : core_attn                        ? lc->act_sel_bytes
+                                                  : lc->act_bytes;
+    if (norms)
+        a -= lc->act_norm_bytes;
     st->act += a;
     st->act_peak_layer =
         sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
@@ -460,24 +477,26 @@ static double transfer_rate(const sax_candidate_t *c, const stage_t *st, int s)
     return (s == pp - 1 ? v - 1 : v) / sax_max(st[s].comp, nb->comp);
 }
 
-/* For pl->ends_differ (layer_split embedding-loss under interleaving): the first chunk of the first
- * stage and the last chunk of the last stage hold k - 1 layers, every other chunk k (docs/cost-model.md
- * section 7). A stage's layers share its layer time; the output layer and loss stay spread over the
- * last stage's chunks, as for every split. */
-static void short_end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
-                             sax_pipeline_t *pl)
+/* For pl->ends_differ (under interleaving): the first chunk of the first stage holds ends[0] layers
+ * and the last chunk of the last stage ends[1], the other chunks of those stages their stage's other
+ * layers evenly (layer_split embedding-loss: k - 1 at the ends, k elsewhere; a pipeline layout: its first
+ * and last virtual stages'; docs/cost-model.md section 7). A stage's layers share its layer time; the
+ * output layer and loss stay spread over the last stage's chunks, as for every split. */
+static void end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
+                       const int *ends, sax_pipeline_t *pl)
 {
     int p = c->pp, v = c->vpp;
     const double out[3] = {lg->gemm_s + lg->loss_fwd_s, lg->gemm_s + lg->loss_bwd_s, lg->gemm_s};
     double *per_chunk[3] = {pl->f_s, pl->b_s, pl->w_s};
     for (int end = 0; end < 2; end++) {
-        int s = end ? p - 1 : 0, n = st[s].layers, k = (n + 1) / v; /* n = v k - 1 */
+        int s = end ? p - 1 : 0, n = st[s].layers, e = ends[end];
         const double total[3] = {st[s].f, st[s].b, st[s].w};
         double *chunk = end ? pl->tail_s : pl->head_s;
         for (int i = 0; i < 3; i++) {
             double extra = end ? out[i] : 0.0, layers_s = total[i] - extra;
-            chunk[i] = layers_s * (k - 1) / n + extra / v;
-            per_chunk[i][s] = layers_s * k / n + extra / v;
+            double mid = (double)(n - e) / (v - 1); /* the other chunks' layers, each */
+            chunk[i] = (n > 0 ? layers_s * e / n : 0.0) + extra / v;
+            per_chunk[i][s] = (n > 0 ? layers_s * mid / n : 0.0) + extra / v;
         }
     }
 }
@@ -572,7 +591,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     /* lossless RoCE needs PFC across every site link the job's traffic uses */
     if (c->transport == SAX_TRANSPORT_ROCE) {
         uint32_t crossed = 0, refused = 0; /* links the job's traffic crosses */
-        for (int d = 0; d <= SAX_DIM_COUNT; d++) {
+        for (int d = 0; d < SAX_LAYOUT_GROUPS; d++) {
             const sax_group_t *g = &lay->dim[d];
             if (d != SAX_DIM_PP && g->n > 1 && g->sites > 1)
                 for (int l = 0; l < cl->n_links; l++)
@@ -600,6 +619,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                                 (uint64_t)(uint32_t)c->connections};
     layer_comm_t lcm = {.tp_ar = 0.0};
     traffic_zero(&lcm.tr_tp, cl->n_links);
+    traffic_zero(&lcm.tr_etp, cl->n_links);
     traffic_zero(&lcm.tr_cp, cl->n_links);
     traffic_zero(&lcm.tr_ep, cl->n_links);
     gpu_costs_t cache[SAX_MAX_SITES + 1];
@@ -607,9 +627,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
     /* which groups cross site links, where the stage times that place a greedy schedule's W must leave
      * their traffic out (schedule.c; NULL: nowhere, or no such schedule) */
-    bool xsite[SAX_DIM_COUNT + 1];
-    for (int d = 0; d <= SAX_DIM_COUNT; d++)
+    bool xsite[SAX_LAYOUT_GROUPS];
+    for (int d = 0; d < SAX_LAYOUT_GROUPS; d++)
         xsite[d] = lay->dim[d].sites > 1;
+    xsite[SAX_DIM_TP] = xsite[SAX_DIM_TP] || xsite[SAX_GROUP_EXPERT_TP]; /* both are TP's traffic */
     bool any_xsite = xsite[SAX_DIM_TP] || xsite[SAX_DIM_CP] || xsite[SAX_DIM_EP] ||
                      (c->zero == 3 && (xsite[SAX_DIM_DP] || xsite[SAX_GROUP_EXPERT_DP]));
     const sax_schedule_desc_t *sd = sax_schedule_get(c->schedule);
@@ -618,9 +639,15 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                            SAX_ACT_BYTES, &lcm.tr_tp);
     lcm.cp_pass = collective(&memo, cl, c, lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
                              SAX_ACT_BYTES, &lcm.tr_cp);
-    if (md->experts > 0)
+    const bool fold = sax_candidate_etp(c) != c->tp; /* the experts' own TP group (parallel folding) */
+    lcm.etp_ar = lcm.tp_ar;
+    if (md->experts > 0) {
         lcm.ep_a2a = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
                                 SAX_ACT_BYTES, &lcm.tr_ep);
+        if (fold)
+            lcm.etp_ar = collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_TP, SAX_OP_ALL_REDUCE,
+                                    g0->moe.etp_bytes, SAX_ACT_BYTES, &lcm.tr_etp);
+    }
 
     /* stages */
     stage_t st[SAX_SIM_MAX_STAGES];
@@ -757,17 +784,30 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         pl.place_f_s[s] = st[s].place_f / v;
         pl.place_b_s[s] = st[s].place_b / v;
     }
-    pl.ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 &&
-                     c->first_stage_layers == 0 && c->last_stage_layers == 0;
+    int ends[2] = {0, 0}; /* the layers of the first and the last virtual stage, when they differ */
+    if (c->n_layout > 0) {
+        ends[0] = c->layout_layers[0];
+        ends[1] = c->layout_layers[c->n_layout - 1];
+        pl.ends_differ = v > 1;
+    } else {
+        ends[0] = (st[0].layers + 1) / v - 1; /* embedding-loss: n = v k - 1 layers, k - 1 at the ends */
+        ends[1] = (st[pp - 1].layers + 1) / v - 1;
+        pl.ends_differ = c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS && v > 1 &&
+                         c->first_stage_layers == 0 && c->last_stage_layers == 0;
+    }
     if (pl.ends_differ)
-        short_end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, &pl);
+        end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, ends, &pl);
 
     /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
      * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each
      * call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp */
     const double per_layer = (double)m * md->layers / pp,
                  moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
-    const double k_tp = per_layer * (c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0), k_cp = per_layer * 3.0,
+    const double tp_calls = c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0;
+    /* with parallel folding half of a MoE layer's TP calls are the experts' TP group's */
+    const double k_tp = fold && md->experts > 0 ? (per_layer - 0.5 * moe_layers) * tp_calls
+                                                : per_layer * tp_calls,
+                 k_etp = fold && md->experts > 0 ? 0.5 * moe_layers * tp_calls : 0.0, k_cp = per_layer * 3.0,
                  k_ep = md->experts > 0 ? moe_layers * 4.0 : 0.0;
     /* Traffic classes share the site links (docs/cost-model.md section 9): a stage's TP, CP, EP and
      * ZeRO-3 traffic of one micro-batch (its groups, 1/pp of all) demands its bytes over the stage's
@@ -784,6 +824,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     traffic_zero(&cls, cl->n_links);
     if (have_links) {
         traffic_add(&cls, &lcm.tr_tp, k_tp / (double)m, cl->n_links);
+        traffic_add(&cls, &lcm.tr_etp, k_etp / (double)m, cl->n_links);
         traffic_add(&cls, &lcm.tr_cp, k_cp / (double)m, cl->n_links);
         if (md->experts > 0)
             traffic_add(&cls, &lcm.tr_ep, k_ep / (double)m, cl->n_links);
@@ -798,7 +839,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     sax_traffic_t tr_pp;
     traffic_zero(&tr_pp, cl->n_links);
     int boundaries = v > 1 ? pp : pp - 1;
-    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
+    double shard = (double)c->dp * c->cp, expert_shard = sax_candidate_expert_dp(c);
     double end[SAX_SIM_MAX_STAGES]; /* each stage's exposed DP synchronisation, then its end */
     /* the boundaries whose transfers cross site links, and one transfer's bytes on each link */
     enum { MAX_CROSSING = 8 }; /* kept here; any further ones (from rest_from on) are asked of p2p again */
@@ -1006,12 +1047,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     sax_traffic_t all;
     traffic_zero(&all, cl->n_links);
     traffic_add(&all, &lcm.tr_tp, k_tp, cl->n_links);
+    traffic_add(&all, &lcm.tr_etp, k_etp, cl->n_links);
     traffic_add(&all, &lcm.tr_cp, k_cp, cl->n_links);
     if (md->experts > 0)
         traffic_add(&all, &lcm.tr_ep, k_ep, cl->n_links);
     traffic_add(&all, &tr_pp, 1.0, cl->n_links);
     traffic_add(&all, &tr_dp, 1.0, cl->n_links);
     trace_class(trace, SAX_DIM_TP, &lcm.tr_tp, k_tp, cl->n_links);
+    trace_class(trace, SAX_DIM_TP, &lcm.tr_etp, k_etp, cl->n_links);
     trace_class(trace, SAX_DIM_CP, &lcm.tr_cp, k_cp, cl->n_links);
     if (md->experts > 0)
         trace_class(trace, SAX_DIM_EP, &lcm.tr_ep, k_ep, cl->n_links);

@@ -276,12 +276,12 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
     n_dense = n_dense < 0 ? 0 : (n_dense > d.layers ? d.layers : n_dense);
     /* the bytes of the per-layer collectives, as eval.c takes them (the cluster's GPU type) */
     sax_layer_cost_t dense, moe;
-    sax_layer_cost(md, &cl->gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
-                   false, &dense);
+    sax_layer_cost(md, &cl->gpu, &p->training, c->tp, c->cp, c->ep, sax_candidate_etp(c), c->micro_batch,
+                   c->sequence_parallel, false, &dense);
     moe = dense;
     if (md->experts > 0)
-        sax_layer_cost(md, &cl->gpu, &p->training, c->tp, c->cp, c->ep, c->micro_batch, c->sequence_parallel,
-                       true, &moe);
+        sax_layer_cost(md, &cl->gpu, &p->training, c->tp, c->cp, c->ep, sax_candidate_etp(c), c->micro_batch,
+                       c->sequence_parallel, true, &moe);
 
     sax_bottleneck_t b[SAX_BN_PHASE_COUNT];
     memset(b, 0, sizeof b);

@@ -3,7 +3,8 @@
  * (docs/cost-model.md section 7). Pure: no globals, no allocation, no I/O.
  *
  * The Megatron-LM rules are those of megatron/core/transformer/transformer_block.py
- * (get_num_layers_to_build) and transformer_config.py (__post_init__'s "Uneven PP" checks).
+ * (get_num_layers_to_build) and transformer_config.py (__post_init__'s "Uneven PP" checks); a pipeline
+ * layout (megatron/core/transformer/pipeline_parallel_layer_layout.py) gives each virtual stage's layers.
  */
 #include "sax_model.h"
 
@@ -25,9 +26,22 @@ static int middle_layers(int total, const sax_candidate_t *c)
     return rest / stages;
 }
 
+/* Layers the layout puts on virtual stages; -1 when it does not have pp x vpp of them. */
+static int layout_layers(const sax_candidate_t *c)
+{
+    if (c->n_layout != c->pp * c->vpp || c->n_layout > SAX_LAYOUT_MAX_STAGES)
+        return -1;
+    int sum = 0;
+    for (int k = 0; k < c->n_layout; k++)
+        sum += c->layout_layers[k];
+    return sum;
+}
+
 bool sax_layer_split_valid(int total, const sax_candidate_t *c)
 {
     int chunks = c->pp * c->vpp;
+    if (c->n_layout > 0) /* Megatron's layout places every layer itself (no first/last stage layers) */
+        return c->first_stage_layers == 0 && c->last_stage_layers == 0 && layout_layers(c) == total;
     if (c->first_stage_layers != 0 || c->last_stage_layers != 0)
         return c->layer_split == SAX_LAYER_SPLIT_UNIFORM && middle_layers(total, c) >= 0;
     switch (c->layer_split) {
@@ -80,6 +94,13 @@ static void split_balanced(int total, const sax_candidate_t *c, const double *pe
 void sax_layer_split_stages(int total, const sax_candidate_t *c, const double *peak_flops, int *layers)
 {
     int pp = c->pp;
+    if (c->n_layout > 0) { /* virtual stage k is chunk k / pp of stage k mod pp */
+        for (int s = 0; s < pp; s++)
+            layers[s] = 0;
+        for (int k = 0; k < c->n_layout; k++)
+            layers[k % pp] += c->layout_layers[k];
+        return;
+    }
     if (c->first_stage_layers != 0 || c->last_stage_layers != 0) {
         int mid = middle_layers(total, c); /* also the end stage whose layers are not set */
         for (int s = 0; s < pp; s++)

@@ -11,6 +11,11 @@
  * "dp" dp/g) and the innermost ep/g context-parallel ranks (ep/g divides cp). An order that leaves
  * "ep" out (as contract.md's examples do) has it just inside "dp": the expert-parallel ranks are
  * the innermost ep of the data-parallel ones, as in Megatron-Core's default rank order.
+ * MoE parallel folding (an experts' tensor-parallel degree etp other than tp): the routed experts take
+ * their own grid, as Megatron-Core's expert RankGenerator does (megatron/core/parallel_state.py,
+ * initialize_model_parallel): each pipeline stage's tp x cp x dp ranks, numbered by their coordinates in
+ * the order's sequence (pp left out), are read as etp x ep x expert-DP, innermost first. The dense grid
+ * then has no "ep" (degree 1 wherever the order lists it) and DP is all of dp.
  */
 #include "model_internal.h"
 
@@ -358,6 +363,59 @@ static sax_infeasible_t expert_replicas(const sax_cluster_t *cl, const sax_candi
     return why;
 }
 
+/* MoE parallel folding: group g of the experts' grid whose members are `n` consecutive steps of `step` in
+ * a stage's local rank index (its tp, cp and dp coordinates, innermost first as their strides say). The
+ * run falls into the dimensions' coordinates as at most one piece each; when a dimension holds only part
+ * of a step (etp = 2 over tp = 3, say) the members are no product of pieces: refused as divisibility. */
+static sax_infeasible_t expert_group(const sax_cluster_t *cl, const sax_candidate_t *c, const long *stride,
+                                     long step, long n, sax_layout_t *lay, sax_group_t *g)
+{
+    sax_dim_t d[3] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_DP};
+    const int deg[SAX_DIM_COUNT] = {[SAX_DIM_TP] = c->tp, [SAX_DIM_CP] = c->cp, [SAX_DIM_DP] = c->dp};
+    for (int i = 1; i < 3; i++) /* innermost first */
+        for (int j = i; j > 0 && stride[d[j]] < stride[d[j - 1]]; j--) {
+            sax_dim_t t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    g->n_pieces = 0;
+    long inner = 1, end = step * n; /* local index of the dimension's unit step; past the run's last */
+    for (int i = 0; i < 3; i++) {
+        long outer = inner * deg[d[i]], a = step > inner ? step : inner, b = end < outer ? end : outer;
+        if (a < b) {
+            if (a % inner != 0 || b % a != 0)
+                return SAX_INFEASIBLE_DIVISIBILITY;
+            g->piece_stride[g->n_pieces] = stride[d[i]] * (a / inner);
+            g->piece_size[g->n_pieces] = (int)(b / a);
+            g->n_pieces++;
+        }
+        inner = outer;
+    }
+    if (g->n_pieces == 0) {
+        g->n_pieces = 1;
+        g->piece_stride[0] = 1;
+        g->piece_size[0] = 1;
+    }
+    sax_infeasible_t why = describe(cl, lay, g);
+    sax_layout_set_groups(cl, lay, g, lay->gpus / g->n);
+    return why;
+}
+
+/* MoE parallel folding: the experts' tensor-parallel, expert-parallel and expert-DP groups. */
+static sax_infeasible_t expert_grid(const sax_cluster_t *cl, const sax_candidate_t *c, const long *stride,
+                                    sax_layout_t *lay)
+{
+    long etp = sax_candidate_etp(c), ep = c->ep, edp = sax_candidate_expert_dp(c);
+    if (edp < 1)
+        return SAX_INFEASIBLE_DIVISIBILITY;
+    sax_infeasible_t why = expert_group(cl, c, stride, 1, etp, lay, &lay->dim[SAX_GROUP_EXPERT_TP]);
+    if (why == SAX_FEASIBLE)
+        why = expert_group(cl, c, stride, etp, ep, lay, &lay->dim[SAX_DIM_EP]);
+    if (why == SAX_FEASIBLE)
+        why = expert_group(cl, c, stride, etp * ep, edp, lay, &lay->dim[SAX_GROUP_EXPERT_DP]);
+    return why;
+}
+
 void sax_layout_levels(const sax_cluster_t *cl, sax_layout_t *lay)
 {
     lay->n_levels = cl->n_tiers + 2;
@@ -396,7 +454,9 @@ sax_infeasible_t sax_layout_group_strided(const sax_cluster_t *cl, const sax_lay
 
 sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t *c, sax_layout_t *lay)
 {
-    int ep_dp = gcd(c->ep, c->dp), ep_cp = c->ep / ep_dp; /* EP's data- and context-parallel parts */
+    const bool fold = sax_candidate_etp(c) != c->tp; /* parallel folding: the experts' own grid */
+    /* EP's data- and context-parallel parts (without folding) */
+    int ep_dp = fold ? 1 : gcd(c->ep, c->dp), ep_cp = fold ? 1 : c->ep / ep_dp;
     int deg[SAX_DIM_COUNT] = {c->tp, c->cp, ep_dp, c->pp, c->dp / ep_dp};
     long stride[SAX_DIM_COUNT];
     bool placed[SAX_DIM_COUNT] = {false};
@@ -452,7 +512,13 @@ sax_infeasible_t sax_layout_build(const sax_cluster_t *cl, const sax_candidate_t
         if (why != SAX_FEASIBLE)
             return why;
     }
-    sax_infeasible_t why = expert_replicas(cl, c, stride, ep_cp, deg[SAX_DIM_DP], lay);
+    sax_infeasible_t why = SAX_FEASIBLE;
+    if (fold) {
+        why = expert_grid(cl, c, stride, lay);
+    } else {
+        why = expert_replicas(cl, c, stride, ep_cp, deg[SAX_DIM_DP], lay);
+        lay->dim[SAX_GROUP_EXPERT_TP] = lay->dim[SAX_DIM_TP];
+    }
     if (why != SAX_FEASIBLE)
         return why;
     if (lay->dim[SAX_DIM_TP].top > 0)

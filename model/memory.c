@@ -4,8 +4,8 @@
  * Mixed-precision Adam (domain.md): 2 B bf16 weights + `grad_reduce_bytes` gradients + 12 B fp32
  * master weights and two moments per parameter (8 B with bf16 moments, 4 B less without the master
  * copy: `optimizer_bytes`). ZeRO-1 (Megatron's distributed optimizer) shards that state over
- * DP x CP - the routed experts over their replicas only, DP x CP / EP, since EP already splits
- * them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
+ * DP x CP - the routed experts over their replicas only, TP x CP x DP / (EP x ETP), since EP and
+ * the experts' TP already split them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
  * gathered layers (the current one and the prefetched next). DualPipe holds two copies of its
  * parameters (DeepSeek-V3 Table 2).
  */
@@ -33,7 +33,7 @@ void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_m
 {
     double copies = c->schedule == SAX_SCHEDULE_DUALPIPE ? 2.0 : 1.0;
     double prm = in->params * copies, ex = in->expert_params * copies, shared = prm - ex;
-    double shard = (double)c->dp * c->cp, expert_shard = shard / c->ep;
+    double shard = (double)c->dp * c->cp, expert_shard = sax_candidate_expert_dp(c);
     double sharded = shared / shard + ex / expert_shard; /* parameters one GPU owns under ZeRO */
     double w = prm * SAX_ACT_BYTES, gr = prm * in->grad_bytes, op = prm * in->optimizer_bytes;
     if (c->zero >= 1)

@@ -24,11 +24,15 @@ typedef struct {
     double elem_bwd_s;     /* ... in the backward pass (twice elem_s, and fp8's casts of the gradients) */
     double flops;          /* forward FLOPs of the layer on this GPU */
     double params;         /* parameters of the layer held by this GPU (after TP and EP) */
-    double expert_params;  /* of which routed experts: replicated over cp x dp / ep ranks only */
+    double expert_params;  /* of which routed experts: replicated over their expert-DP ranks only */
     double act_bytes;      /* activation memory kept for backward (recompute "none") */
-    double act_sel_bytes;  /* ... with selective recomputation */
+    double act_sel_bytes;  /* ... with selective recomputation of the attention core */
+    double act_norm_bytes; /* of act_bytes, the two norms' outputs as the linear layers after them keep them
+                              (recompute module layernorm frees them) */
+    double norm_s;         /* the two norms' forward kernels (part of elem_s) */
     double act_full_bytes; /* ... with full recomputation (the layer input only) */
     double tp_bytes;       /* bytes of one TP all-reduce (the layer's output activation) */
+    double etp_bytes;      /* the same for the routed experts' TP group (etp ranks): its tokens */
     double ep_bytes;       /* bytes one GPU sends in one all-to-all (dispatch or combine) */
     double cp_bytes;       /* K and V bytes one GPU passes on per ring-attention step */
 } sax_layer_cost_t;
@@ -44,9 +48,10 @@ typedef struct {
 
 void sax_model_param_split(const sax_model_desc_t *m, sax_param_split_t *out);
 
-/* Costs of one dense (moe = false) or MoE layer for micro-batch b on a GPU of `gpu`. */
+/* Costs of one dense (moe = false) or MoE layer for micro-batch b on a GPU of `gpu`; the routed experts
+ * are split over ep x etp ranks (etp: their tensor-parallel degree, tp without parallel folding). */
 void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
-                    int ep, int b, bool sp, bool moe, sax_layer_cost_t *out);
+                    int ep, int etp, int b, bool sp, bool moe, sax_layer_cost_t *out);
 
 /* Output layer (logits) + loss for micro-batch b on one GPU: the logits GEMM (forward; the data and
  * weight gradients take as long each), the memory-bound loss forward and backward, forward FLOPs, and
@@ -64,7 +69,7 @@ typedef struct {
     int stage, layers;
     long micro;                 /* micro-batches per iteration */
     double params;              /* parameters held by one GPU of the stage, before ZeRO sharding */
-    double expert_params;       /* of which routed experts (ZeRO shards them over cp x dp / ep) */
+    double expert_params;       /* of which routed experts (ZeRO shards them over their expert DP) */
     double act_per_micro_bytes; /* activations one micro-batch leaves on the stage */
     double act_recompute_bytes; /* working set of recomputing one layer (full recomputation) */
     double grad_bytes, optimizer_bytes, reserved_bytes; /* a parameter: main gradient, optimizer state */
@@ -124,14 +129,17 @@ typedef struct {
     double site_hop_latency_s[SAX_MAX_SITES]; /* one-way latency of the ring's hop leaving site[i] */
 } sax_group_t;
 
-/* The group of a layout that is not a dimension: the ranks holding the same routed experts (the
- * data-parallel replicas of one expert shard, cp x dp / ep), which reduce their gradients. */
+/* The groups of a layout that are not dimensions: the ranks holding the same routed experts (the
+ * data-parallel replicas of one expert shard, tp x cp x dp / (ep x etp)), which reduce their gradients,
+ * and the routed experts' tensor-parallel group (etp ranks; the TP group without parallel folding). */
 #define SAX_GROUP_EXPERT_DP ((sax_dim_t)SAX_DIM_COUNT)
+#define SAX_GROUP_EXPERT_TP ((sax_dim_t)(SAX_DIM_COUNT + 1))
+#define SAX_LAYOUT_GROUPS (SAX_DIM_COUNT + 2)
 
 typedef struct {
     int n_levels;                       /* n_tiers + 2 */
     int unit[SAX_MAX_LEVELS];           /* GPUs per unit at each level (sites: GPUs of the first site) */
-    sax_group_t dim[SAX_DIM_COUNT + 1]; /* every dimension's group, and SAX_GROUP_EXPERT_DP's */
+    sax_group_t dim[SAX_LAYOUT_GROUPS]; /* every dimension's group, SAX_GROUP_EXPERT_DP's and _TP's */
     long stride[SAX_DIM_COUNT];         /* rank distance between neighbours of each dimension */
     int gpus;
     bool partial; /* some site is not a whole number of units of some level (its last unit is partial) */
@@ -300,7 +308,7 @@ typedef struct {
 /* Everything of a problem and a candidate that sax_layout_build reads (the units, the sites, the links'
  * ends and latencies, which choose routes, and the degrees and their order), compared whole. */
 typedef struct {
-    int32_t tp, pp, dp, cp, ep, n_order, order[SAX_DIM_COUNT];
+    int32_t tp, pp, dp, cp, ep, etp, n_order, order[SAX_DIM_COUNT];
     int32_t scale_up, n_tiers, tier_gpus[SAX_MAX_TIERS], n_sites, site_gpus[SAX_MAX_SITES], n_links;
     int32_t link_ends[SAX_MAX_LINKS];
     double link_latency_s[SAX_MAX_LINKS];

@@ -14,6 +14,8 @@ const char *const sax_schedule_names[SAX_SCHEDULE_COUNT] = {SAX_SCHEDULE_LIST(SA
 const char *const sax_recompute_names[SAX_RECOMPUTE_COUNT] = {SAX_RECOMPUTE_LIST(SAX_NAME_OF)};
 const char *const sax_dim_names[SAX_DIM_COUNT] = {SAX_DIM_LIST(SAX_NAME_OF)};
 const char *const sax_layer_split_names[SAX_LAYER_SPLIT_COUNT] = {SAX_LAYER_SPLIT_LIST(SAX_NAME_OF)};
+const char *const sax_recompute_module_names[SAX_RECOMPUTE_MODULE_COUNT] = {
+    SAX_RECOMPUTE_MODULE_LIST(SAX_NAME_OF)};
 const char *const sax_transport_names[SAX_TRANSPORT_COUNT] = {SAX_TRANSPORT_LIST(SAX_NAME_OF)};
 const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT] = {SAX_ALGORITHM_LIST(SAX_NAME_OF)};
 const char *const sax_compression_names[SAX_COMPRESSION_COUNT] = {SAX_COMPRESSION_LIST(SAX_NAME_OF)};

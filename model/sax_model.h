@@ -15,7 +15,9 @@
 #define SAX_UNIT_TEXT_LEN 16 /* a unit as a configuration writes it: "Tbit/s", "TFLOP/s" */
 #define SAX_MAX_TIERS 6
 #define SAX_MAX_SITES 8
-#define SAX_MAX_LINKS 28 /* every pair of SAX_MAX_SITES sites */
+#define SAX_MAX_LINKS 28          /* every pair of SAX_MAX_SITES sites */
+#define SAX_LAYOUT_MAX_STAGES 128 /* virtual stages of a pipeline layout (pp x vpp) */
+#define SAX_LAYOUT_TEXT_LEN 128   /* a pipeline layout as a configuration writes it */
 
 /* ---- status ------------------------------------------------------------------------------- */
 
@@ -56,6 +58,9 @@ int sax_status_exit_code(sax_status_t s);
     X(SAX_SCHEDULE_DUALPIPE, "dualpipe")
 #define SAX_RECOMPUTE_LIST(X)                                                                                \
     X(SAX_RECOMPUTE_NONE, "none") X(SAX_RECOMPUTE_SELECTIVE, "selective") X(SAX_RECOMPUTE_FULL, "full")
+/* Megatron-Core's --recompute-modules under selective recomputation, those sax prices (bit i: entry i) */
+#define SAX_RECOMPUTE_MODULE_LIST(X)                                                                         \
+    X(SAX_RECOMPUTE_MODULE_CORE_ATTN, "core_attn") X(SAX_RECOMPUTE_MODULE_LAYERNORM, "layernorm")
 #define SAX_DIM_LIST(X)                                                                                      \
     X(SAX_DIM_TP, "tp") X(SAX_DIM_CP, "cp") X(SAX_DIM_EP, "ep") X(SAX_DIM_PP, "pp") X(SAX_DIM_DP, "dp")
 #define SAX_LAYER_SPLIT_LIST(X)                                                                              \
@@ -101,6 +106,7 @@ typedef enum { SAX_FFN_ACT_LIST(SAX_ENUM_MEMBER) SAX_FFN_ACT_COUNT } sax_ffn_act
 typedef enum { SAX_SCHEDULE_LIST(SAX_ENUM_MEMBER) SAX_SCHEDULE_COUNT } sax_schedule_t;
 typedef enum { SAX_RECOMPUTE_LIST(SAX_ENUM_MEMBER) SAX_RECOMPUTE_COUNT } sax_recompute_t;
 typedef enum { SAX_DIM_LIST(SAX_ENUM_MEMBER) SAX_DIM_COUNT } sax_dim_t;
+typedef enum { SAX_RECOMPUTE_MODULE_LIST(SAX_ENUM_MEMBER) SAX_RECOMPUTE_MODULE_COUNT } sax_recompute_module_t;
 typedef enum { SAX_LAYER_SPLIT_LIST(SAX_ENUM_MEMBER) SAX_LAYER_SPLIT_COUNT } sax_layer_split_t;
 typedef enum { SAX_TRANSPORT_LIST(SAX_ENUM_MEMBER) SAX_TRANSPORT_COUNT } sax_transport_t;
 typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_algorithm_t;
@@ -116,6 +122,7 @@ extern const char *const sax_ffn_act_names[SAX_FFN_ACT_COUNT];
 extern const char *const sax_schedule_names[SAX_SCHEDULE_COUNT];
 extern const char *const sax_recompute_names[SAX_RECOMPUTE_COUNT];
 extern const char *const sax_dim_names[SAX_DIM_COUNT];
+extern const char *const sax_recompute_module_names[SAX_RECOMPUTE_MODULE_COUNT];
 extern const char *const sax_layer_split_names[SAX_LAYER_SPLIT_COUNT];
 extern const char *const sax_transport_names[SAX_TRANSPORT_COUNT];
 extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
@@ -253,8 +260,16 @@ typedef struct {
 
 typedef struct {
     int tp, pp, dp, cp, ep, vpp, micro_batch;
+    /* Megatron-Core's --expert-tensor-parallel-size (MoE parallel folding): the tensor-parallel degree of
+     * the routed experts; 0: tp (Megatron's default). The experts take their own grid of each pipeline
+     * stage's tp x cp x dp ranks, etp x ep x expert-DP innermost first (model/layout.c); config key
+     * parallelism.expert_tensor_parallel */
+    int etp;
     sax_schedule_t schedule;
     sax_recompute_t recompute;
+    /* with recompute "selective": the modules recomputed, bit m for sax_recompute_module_t m; 0: core_attn
+     * alone (Megatron-Core's default --recompute-modules). Config key parallelism.recompute_modules */
+    unsigned recompute_modules;
     bool sequence_parallel;
     int zero;                       /* 0..3; 3 = FSDP */
     int n_order;                    /* entries used in order[] */
@@ -265,6 +280,13 @@ typedef struct {
      * layers of the first / last stage, the rest split evenly over the middle stages; 0: not set
      * (layer_split alone decides). Only with layer_split "uniform". */
     int first_stage_layers, last_stage_layers;
+    /* Megatron-Core's --pipeline-model-parallel-layout (megatron/core/transformer/
+     * pipeline_parallel_layer_layout.py): the transformer layers of each of the pp x vpp virtual stages,
+     * virtual stage k on stage k mod pp as its chunk k / pp; n_layout 0: not set (layer_split decides).
+     * layout_text is the string as written (io/config parses it); its MTP layers (m) are not priced. */
+    int n_layout;
+    uint8_t layout_layers[SAX_LAYOUT_MAX_STAGES];
+    char layout_text[SAX_LAYOUT_TEXT_LEN];
     sax_transport_t transport;
     int connections;     /* transport flows per NCCL connection: queue pairs (NCCL_IB_QPS_PER_CONNECTION) or
                         TCP sockets (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS); config keys
@@ -283,6 +305,11 @@ typedef struct {
 #define SAX_NCCL_STEPS 8
 #define SAX_NCCL_BUFFSIZE_DEFAULT (4 << 20)
 #define SAX_NCCL_P2P_CHUNK_DEFAULT (128 << 10)
+
+/* The experts' tensor-parallel degree (c->etp, or tp when 0) and their data-parallel degree: the replicas
+ * of one expert shard, tp x cp x dp / (ep x etp) (Megatron-Core's expert data parallelism). */
+int sax_candidate_etp(const sax_candidate_t *c);
+int sax_candidate_expert_dp(const sax_candidate_t *c);
 
 /* Sets a candidate's NCCL knobs to NCCL's defaults (channels and p2p channels: NCCL's choice). */
 void sax_candidate_set_nccl_defaults(sax_candidate_t *c);
@@ -374,7 +401,8 @@ double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 double sax_slowest_of(const sax_gpu_t *gpu, double n);
 
 /* Whether the model's `total` layers split over c->pp stages of c->vpp chunks as the candidate sets
- * (layer_split, first_stage_layers, last_stage_layers; docs/cost-model.md section 7). */
+ * (layer_split, first_stage_layers, last_stage_layers, or a pipeline layout of pp x vpp virtual stages
+ * holding `total` layers; docs/cost-model.md section 7). */
 bool sax_layer_split_valid(int total, const sax_candidate_t *c);
 /* The layers of each of c->pp stages, for a split that is valid; `peak_flops` (each stage's GPU peak)
  * is read only by layer_split "balanced". */

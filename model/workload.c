@@ -88,7 +88,7 @@ static double gemm(const sax_gpu_t *gpu, sax_precision_t prec, double batch, dou
 }
 
 void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
-                    int ep, int b, bool sp, bool moe, sax_layer_cost_t *out)
+                    int ep, int etp, int b, bool sp, bool moe, sax_layer_cost_t *out)
 {
     /* Under fp8 (Transformer Engine's recipe as Megatron-LM applies it) only the transformer layers'
      * linear layers run in fp8: the attention core stays in bf16 unless
@@ -137,8 +137,9 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     flops += attn_flops;
 
     /* MLP, or routed + shared experts; `width` is the FFN width one token passes through */
-    double width, params, fc_rows = 1.0; /* fc_rows: the MLP's input rows a token makes (top_k routed
-                                              copies and one for the shared experts under MoE) */
+    double width, params, fc_rows = 1.0; /* fc_rows: the MLP's input rows a token makes here (its top_k
+                                              routed copies, etp/tp of them on this GPU, and one for the
+                                              shared experts under MoE) */
     sax_param_split_t ps;
     sax_model_param_split(m, &ps);
     if (!moe) {
@@ -149,13 +150,18 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         params = (ps.per_layer_attn + ps.per_dense_mlp) / t;
         out->expert_params = 0.0;
         out->ep_bytes = 0.0;
+        out->etp_bytes = 0.0;
     } else {
-        double ef = m->expert_ffn_hidden, k = m->top_k, e = ep;
-        double local_experts = (double)m->experts / e;
-        /* tokens arriving at each local expert after dispatch (balanced routing): tok*k*e/experts */
-        double per_expert = tok * k * e / m->experts;
-        gemm_s += gemm(gpu, prec, local_experts, per_expert, (kf - 1.0) * ef / t, h) +
-                  gemm(gpu, prec, local_experts, per_expert, h, ef / t);
+        /* The routed experts on their own grid (Megatron-Core's MoE parallel folding): each stage's
+         * tp x cp x dp ranks as etp x ep x expert-DP. An etp group routes tok x etp / tp distinct tokens
+         * (the stage's tokens over its ep x expert-DP groups), each expert receives its share of the
+         * ep groups' tokens, and its matrices are split etp ways; per GPU the work stays tok x k / tp
+         * tokens' worth. With etp = tp: tok x k x ep / experts tokens per local expert. */
+        double ef = m->expert_ffn_hidden, k = m->top_k, e = ep, et = etp;
+        double local_experts = (double)m->experts / e, group_tok = tok * et / t;
+        double per_expert = group_tok * k * e / m->experts;
+        gemm_s += gemm(gpu, prec, local_experts, per_expert, (kf - 1.0) * ef / et, h) +
+                  gemm(gpu, prec, local_experts, per_expert, h, ef / et);
         flops += 2.0 * tok * k * kf * h * ef / t;
         double sh = (double)m->shared_experts * ef;
         gemm_s += gemm(gpu, prec, 1, tok, (kf - 1.0) * sh / t, h) + gemm(gpu, prec, 1, tok, h, sh / t);
@@ -163,11 +169,12 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         gemm_s += gemm(gpu, SAX_PRECISION_BF16, 1, tok, m->experts, h); /* router */
         flops += 2.0 * tok * h * m->experts;
         width = k * ef + sh;
-        fc_rows = k + (m->shared_experts > 0 ? 1.0 : 0.0);
+        fc_rows = k * et / t + (m->shared_experts > 0 ? 1.0 : 0.0); /* per token of this GPU's tok */
         params =
-            (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * t);
-        out->expert_params = ps.per_moe_routed / (e * t);
-        out->ep_bytes = tok * k * h * SAX_ACT_BYTES;
+            (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * et);
+        out->expert_params = ps.per_moe_routed / (e * et);
+        out->ep_bytes = group_tok * k * h * SAX_ACT_BYTES;
+        out->etp_bytes = group_tok * h * SAX_ACT_BYTES;
     }
 
     /* Memory-bound kernels, forward, bytes read + written per token: two norms (8h), two residual
@@ -223,6 +230,11 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     out->act_bytes = tok * (replicated + split / t + scores / t);
     out->act_sel_bytes = tok * (replicated + split / t);
     out->act_full_bytes = tok * SAX_ACT_BYTES * h / (sp ? t : 1.0);
+    /* the norms' outputs, the QKV and FC1 inputs (2h each; h as the FP8 copies), replicated over TP
+     * without SP: what Megatron-Core's --recompute-modules layernorm frees, recomputing the two norms
+     * (8h bytes of traffic a token, 2 in and 2 out each) in the backward */
+    out->act_norm_bytes = tok * (prec == SAX_PRECISION_FP8 ? 2.0 : 4.0) * h / rep;
+    out->norm_s = tok * 8.0 * h / rep / (gpu->hbm_bw_Bps * gpu->mem_eff);
 
     out->gemm_s = gemm_s;
     out->attn_s = attn_s;

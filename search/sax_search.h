@@ -28,7 +28,8 @@
     X(SAX_SKIP_DP_AUTO, "dp_auto", "dp \"auto\": the scenario's GPUs are not a multiple of tp*cp*pp")         \
     X(SAX_SKIP_GPUS, "gpus", "tp*cp*pp*dp exceeds the scenario's GPUs")                                       \
     X(SAX_SKIP_EXPERTS, "experts",                                                                            \
-      "ep > 1 on a dense model, or ep does not divide dp*cp or the number of experts")                        \
+      "ep > 1 on a dense model, or ep*etp does not divide tp*cp*dp (etp = tp: ep does not divide dp*cp), "    \
+      "or ep does not divide the experts")                                                                    \
     X(SAX_SKIP_BATCH, "batch", "global_batch is not a positive multiple of micro_batch*dp")                   \
     X(SAX_SKIP_SCHEDULE, "schedule",                                                                          \
       "vpp > 1 without interleaved; interleaved with vpp < 2, pp < 2 or micro-batches not a multiple of pp; " \

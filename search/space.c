@@ -72,7 +72,9 @@ static sax_skip_t check_ep(const sax_search_t *s, int scenario, sax_candidate_t 
     const sax_model_desc_t *m = &s->problems[scenario].model;
     if (c->ep == 1)
         return SAX_SKIP_NONE;
-    if (m->experts <= 0 || ((int64_t)c->dp * c->cp) % c->ep != 0 || m->experts % c->ep != 0)
+    /* the cost model's rule: the experts' grid etp x ep x expert-DP fills a stage's tp x cp x dp ranks
+     * (with the fixed parallelism.expert_tensor_parallel; 0: tp, where this is ep dividing dp x cp) */
+    if (m->experts <= 0 || sax_candidate_expert_dp(c) < 1 || m->experts % c->ep != 0)
         return SAX_SKIP_EXPERTS;
     return SAX_SKIP_NONE;
 }
@@ -136,7 +138,7 @@ static const row_t rows[SAX_KEY_COUNT] = {
     {SAX_KEY_CP, 1, 1 << 20, check_cp, K(CP)},
     {SAX_KEY_PP, 1, 1 << 20, check_pp, K(PP)},
     {SAX_KEY_DP, 0, 1 << 30, check_dp, K(TP) | K(CP) | K(PP) | K(DP)},
-    {SAX_KEY_EP, 1, 1 << 20, check_ep, K(EP) | K(DP) | K(CP)},
+    {SAX_KEY_EP, 1, 1 << 20, check_ep, K(EP) | K(DP) | K(CP) | K(TP)},
     {SAX_KEY_MICRO_BATCH, 1, 1 << 20, check_micro_batch, K(MICRO_BATCH) | K(DP)},
     {SAX_KEY_SCHEDULE, 0, SAX_SCHEDULE_COUNT - 1, check_schedule, K(SCHEDULE) | K(PP)},
     {SAX_KEY_VPP, 1, 1 << 10, check_vpp, K(VPP) | K(SCHEDULE) | K(MICRO_BATCH) | K(DP) | K(PP)},

@@ -78,6 +78,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     ARG(j, "--context-parallel-size %d", c->cp);
     if (p->model.experts > 0)
         ARG(j, "--expert-model-parallel-size %d", c->ep);
+    if (p->model.experts > 0 && c->etp > 0)
+        ARG(j, "--expert-tensor-parallel-size %d", c->etp);
     ARG(j, "--micro-batch-size %d", c->micro_batch);
     ARG(j, "--global-batch-size %lld", (long long)p->training.global_batch);
     if (c->sequence_parallel && c->tp > 1)
@@ -85,7 +87,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
 
     /* the layers of each stage: equal, first/last different, or a layout string */
     int layers[SAX_SIM_MAX_STAGES];
-    if (c->pp > 1 && (c->first_stage_layers > 0 || c->last_stage_layers > 0)) { /* Megatron's own flags */
+    if (c->n_layout > 0) { /* the layout as written: Megatron derives vpp from it */
+        ARG(j, "--pipeline-model-parallel-layout '%s'", c->layout_text);
+    } else if (c->pp > 1 && (c->first_stage_layers > 0 || c->last_stage_layers > 0)) { /* Megatron's flags */
         if (c->first_stage_layers > 0)
             ARG(j, "--decoder-first-pipeline-num-layers %d", c->first_stage_layers);
         if (c->last_stage_layers > 0)
@@ -157,7 +161,17 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     switch (c->recompute) {
     case SAX_RECOMPUTE_NONE:
     case SAX_RECOMPUTE_COUNT: break;
-    case SAX_RECOMPUTE_SELECTIVE: ARG(j, "--recompute-granularity selective"); break;
+    case SAX_RECOMPUTE_SELECTIVE:
+        ARG(j, "--recompute-granularity selective");
+        if (c->recompute_modules != 0) { /* Megatron's default is core_attn alone */
+            char mods[64] = "";
+            for (int m = 0; m < SAX_RECOMPUTE_MODULE_COUNT; m++)
+                if (c->recompute_modules >> m & 1u)
+                    snprintf(mods + strlen(mods), sizeof mods - strlen(mods), " %s",
+                             sax_recompute_module_names[m]);
+            ARG(j, "--recompute-modules%s", mods);
+        }
+        break;
     case SAX_RECOMPUTE_FULL:
         ARG(j, "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
         break;

@@ -15,6 +15,17 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
     for (int i = 0; i < c->n_order; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", sax_dim_names[c->order[i]]);
     fprintf(f, "], \"layer_split\": \"%s\"", sax_layer_split_names[c->layer_split]);
+    if (c->recompute_modules != 0) { /* only when set: Megatron-Core's --recompute-modules */
+        fprintf(f, ", \"recompute_modules\": [");
+        for (int m = 0, k = 0; m < SAX_RECOMPUTE_MODULE_COUNT; m++)
+            if (c->recompute_modules >> m & 1u)
+                fprintf(f, "%s\"%s\"", k++ ? ", " : "", sax_recompute_module_names[m]);
+        fprintf(f, "]");
+    }
+    if (c->etp > 0) /* only when set: the experts' own tensor-parallel degree */
+        fprintf(f, ", \"expert_tensor_parallel\": %d", c->etp);
+    if (c->n_layout > 0) /* only when set: Megatron-Core's layout string */
+        fprintf(f, ", \"pipeline_model_parallel_layout\": \"%s\"", c->layout_text);
     if (c->first_stage_layers > 0) /* only when set: Megatron-LM's flags */
         fprintf(f, ", \"decoder_first_pipeline_num_layers\": %d", c->first_stage_layers);
     if (c->last_stage_layers > 0)

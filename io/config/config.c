@@ -333,6 +333,35 @@ static sax_status_t check_fixed_split(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
     return st;
 }
 
+/* Megatron's pipeline layout, written in a file without a space: pp x vpp virtual stages holding the
+ * model's layers, and no first/last stage layers beside it (in a sweep, candidates it does not fit are
+ * skipped). */
+static sax_status_t check_fixed_layout(cf_ctx_t *ctx, const sax_model_desc_t *m, const sax_candidate_t *c)
+{
+    if (c->n_layout == 0 || sax_layer_split_valid(m->layers, c))
+        return SAX_OK;
+    int layers = 0;
+    for (int k = 0; k < c->n_layout; k++)
+        layers += c->layout_layers[k];
+    size_t mark = cf_push_key(ctx, "parallelism");
+    cf_push_key(ctx, "pipeline_model_parallel_layout");
+    sax_status_t st;
+    if (c->n_layout != c->pp * c->vpp)
+        st = cf_fail(ctx,
+                     "expected pp x vpp = %d x %d = %d virtual stages (separated by '|'), found %d in \"%s\"",
+                     c->pp, c->vpp, c->pp * c->vpp, c->n_layout, c->layout_text);
+    else if (layers != m->layers)
+        st = cf_fail(ctx, "expected model.layers = %d transformer layers (t), found %d in \"%s\"", m->layers,
+                     layers, c->layout_text);
+    else
+        st = cf_fail(ctx,
+                     "expected no decoder_first/last_pipeline_num_layers beside a layout, found first %d, "
+                     "last %d",
+                     c->first_stage_layers, c->last_stage_layers);
+    cf_pop(ctx, mark);
+    return st;
+}
+
 /* dp "auto" and the default order of the one candidate `sax eval` evaluates. */
 static sax_status_t resolve_candidate(cf_ctx_t *ctx, const cf_fixed_t *fixed, const sax_cluster_t *cl,
                                       sax_candidate_t *c)
@@ -471,7 +500,8 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
         (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
         goto fail;
     if (space == NULL &&
-        (st = check_fixed_split(&ctx, fixed, &cfg->problem.model, &cfg->candidate)) != SAX_OK)
+        ((st = check_fixed_layout(&ctx, &cfg->problem.model, &cfg->candidate)) != SAX_OK ||
+         (st = check_fixed_split(&ctx, fixed, &cfg->problem.model, &cfg->candidate)) != SAX_OK))
         goto fail;
     if (!cfg->has_candidate)
         cfg->candidate = fixed->fixed; /* the `network` section's settings (sax collective), defaults else */

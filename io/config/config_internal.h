@@ -21,6 +21,8 @@ typedef enum {
     CF_STRING,    /* char[size] */
     CF_DEGREE,    /* int >= 1, or "auto" stored as 0 */
     CF_ORDER,     /* list of dimension names (sax_candidate_t.order/n_order) */
+    CF_LAYOUT,    /* Megatron's pipeline layout string (sax_candidate_t.layout_*; pipeline_layout.c) */
+    CF_MODULES,   /* list of recompute module names (sax_candidate_t.recompute_modules, a bit each) */
     CF_SITE_PAIR, /* ["A", "B"]: two site names (sax_site_link_t.a/b) */
     CF_PRESET,    /* preset name or object with "preset" + overrides (`sub`) */
     CF_OBJECT,    /* nested section `sub` */
@@ -78,6 +80,9 @@ void cf_ctx_init(cf_ctx_t *ctx, const char *file, const char *prefix, sax_error_
 size_t cf_push_key(cf_ctx_t *ctx, const char *key);
 size_t cf_push_index(cf_ctx_t *ctx, int index);
 void cf_pop(cf_ctx_t *ctx, size_t mark);
+/* Reads Megatron-Core's --pipeline-model-parallel-layout string into c's layout (pipeline_layout.c);
+ * "" leaves it unset. */
+sax_status_t cf_parse_pipeline_layout(cf_ctx_t *ctx, const char *text, sax_candidate_t *c);
 /* SAX_ERR_INPUT with "<file>: <path>: <message>". */
 sax_status_t cf_fail(cf_ctx_t *ctx, const char *fmt, ...)
 #if defined(__GNUC__)

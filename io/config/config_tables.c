@@ -321,7 +321,13 @@ static const cf_field_t parallelism_fields[] = {
      .help = "data-parallel degree; `\"auto\"`: all GPUs of the sites / (tp x cp x pp), which must divide; "
              "a given dp may leave GPUs idle (the job takes the first tp x cp x pp x dp)"},
     INT_F(sax_candidate_t, cp, "cp", 1, CF_DEFAULT, 1, "context-parallel degree"),
-    INT_F(sax_candidate_t, ep, "ep", 1, CF_DEFAULT, 1, "expert-parallel degree (divides dp x cp)"),
+    INT_F(sax_candidate_t, ep, "ep", 1, CF_DEFAULT, 1,
+          "expert-parallel degree (ep x expert_tensor_parallel divides tp x cp x dp)"),
+    INT_F(sax_candidate_t, etp, "expert_tensor_parallel", 0, CF_DEFAULT, 0,
+          "Megatron-Core's --expert-tensor-parallel-size: the routed experts' tensor-parallel degree; 0: tp "
+          "(Megatron's default). Another value folds the experts onto their own grid of each stage's tp x "
+          "cp x dp ranks (MoE parallel folding): etp x ep x expert-DP, innermost first, in the order's "
+          "sequence of tp, cp and dp; ep may then exceed dp x cp"),
     INT_F(sax_candidate_t, vpp, "vpp", 1, CF_DEFAULT, 1,
           "virtual stages per device (`interleaved` needs > 1)"),
     INT_F(sax_candidate_t, micro_batch, "micro_batch", 1, CF_DEFAULT, 1, "sequences per micro-batch"),
@@ -329,6 +335,16 @@ static const cf_field_t parallelism_fields[] = {
            SAX_SCHEDULE_1F1B, "pipeline schedule"),
     ENUM_F(sax_candidate_t, recompute, "recompute", sax_recompute_names, SAX_RECOMPUTE_COUNT, CF_DEFAULT,
            SAX_RECOMPUTE_NONE, "activation recomputation"),
+    {.key = "recompute_modules",
+     .type = CF_MODULES,
+     .need = CF_DEFAULT,
+     .def_text = "`[]` (`core_attn`, Megatron's default)",
+     AT(sax_candidate_t, recompute_modules),
+     .help =
+         "Megatron-Core's --recompute-modules with recompute `selective`: `core_attn` recomputes the "
+         "attention core (its score matrix is not kept; nothing with flash attention), `layernorm` the two "
+         "norms (their outputs, the QKV and FC1 inputs, are not kept: 4h bytes a token and layer, 2h in "
+         "FP8, and the norms run again in the backward); Megatron's other modules are not priced"},
     BOOL_F(sax_candidate_t, sequence_parallel, "sequence_parallel", 0,
            "shard norms and dropouts along the sequence across the TP group"),
     {.key = "zero",
@@ -347,7 +363,8 @@ static const cf_field_t parallelism_fields[] = {
      .help =
          "parallel dimensions innermost first: consecutive ranks fill the scale-up domain, then each tier, "
          "then the sites in order; every dimension of degree > 1 among tp, cp, pp, dp must appear; ep, carved "
-         "out of dp, may be left out: it then sits just inside dp"},
+         "out of dp, may be left out: it then sits just inside dp (with expert_tensor_parallel other than tp "
+         "the experts take their own grid and ep has no place here)"},
     ENUM_F(sax_candidate_t, layer_split, "layer_split", sax_layer_split_names, SAX_LAYER_SPLIT_COUNT,
            CF_DEFAULT, SAX_LAYER_SPLIT_UNIFORM,
            "`uniform`: equal layers per stage; `balanced`: layers in proportion to each stage's GPU speed; "
@@ -361,6 +378,17 @@ static const cf_field_t parallelism_fields[] = {
     INT_F(sax_candidate_t, last_stage_layers, "decoder_last_pipeline_num_layers", 0, CF_DEFAULT, 0,
           "Megatron-LM's --decoder-last-pipeline-num-layers: the layers of the last stage, as "
           "decoder_first_pipeline_num_layers; 0: not set"),
+    {.key = "pipeline_model_parallel_layout",
+     .type = CF_LAYOUT,
+     .need = CF_DEFAULT,
+     .def_text = "`\"\"` (not set)",
+     AT(sax_candidate_t, layout_text),
+     .help =
+         "Megatron-Core's --pipeline-model-parallel-layout: the layers of each virtual stage, `E` the "
+         "embedding, `t` a transformer layer, `m` an MTP layer (not priced), `L` the loss, `|` between "
+         "virtual stages, `x*N` and `(...)*N` repeats, commas cosmetic (e.g. `\"Et*4|(t*4|)*14,tL\"`); "
+         "pp x vpp virtual stages, virtual stage k on stage k mod pp, holding model.layers `t`. Places every "
+         "layer itself: not with decoder_first/last_pipeline_num_layers; overrides layer_split"},
 };
 const cf_section_t cf_parallelism_section = {
     "parallelism", "How the job is split across GPUs (one candidate; `sax eval` evaluates it).",

@@ -320,6 +320,33 @@ static sax_status_t parse_number(cf_ctx_t *ctx, const cf_field_t *f, const cJSON
     return SAX_OK;
 }
 
+/* A list of recompute module names, each once, into a bit mask ([]: the default, 0). */
+static sax_status_t parse_modules(cf_ctx_t *ctx, const cJSON *item, sax_candidate_t *c)
+{
+    char found[96], names[128];
+    cf_describe(item, found, sizeof found);
+    list_names(sax_recompute_module_names, SAX_RECOMPUTE_MODULE_COUNT, names, sizeof names);
+    if (!cJSON_IsArray(item))
+        return cf_fail(ctx, "expected a list of module names (%s), found %s", names, found);
+    unsigned mask = 0;
+    for (int i = 0; i < cJSON_GetArraySize(item); i++) {
+        const cJSON *e = cJSON_GetArrayItem(item, i);
+        size_t mark = cf_push_index(ctx, i);
+        cf_describe(e, found, sizeof found);
+        int m = cJSON_IsString(e)
+                    ? sax_name_lookup(sax_recompute_module_names, SAX_RECOMPUTE_MODULE_COUNT, e->valuestring)
+                    : -1;
+        if (m < 0)
+            return cf_fail(ctx, "expected one of %s (the modules sax prices), found %s", names, found);
+        if (mask >> m & 1u)
+            return cf_fail(ctx, "expected each module once, found %s twice", found);
+        mask |= 1u << m;
+        cf_pop(ctx, mark);
+    }
+    c->recompute_modules = mask;
+    return SAX_OK;
+}
+
 static sax_status_t parse_order(cf_ctx_t *ctx, const cJSON *item, sax_candidate_t *c)
 {
     char found[96], names[128];
@@ -397,6 +424,13 @@ sax_status_t cf_parse_value(cf_ctx_t *ctx, const cf_field_t *f, const cJSON *ite
         return SAX_OK;
     }
     case CF_ORDER: return parse_order(ctx, item, (sax_candidate_t *)base);
+    case CF_MODULES: return parse_modules(ctx, item, (sax_candidate_t *)base);
+    case CF_LAYOUT:
+        if (!cJSON_IsString(item))
+            return cf_fail(ctx,
+                           "expected a string (Megatron's pipeline layout, e.g. \"Et|(tt|)*3,L\"), found %s",
+                           found);
+        return cf_parse_pipeline_layout(ctx, item->valuestring, (sax_candidate_t *)base);
     default: return cf_fail(ctx, "internal error: key of type %d parsed as a scalar", (int)f->type);
     }
 }
@@ -411,6 +445,12 @@ void cf_apply_defaults(const cf_section_t *sec, void *base)
             memset(at(base, f), 0, f->size);
             if (f->def_text != NULL)
                 strncpy((char *)at(base, f), f->def_text, f->size - 1);
+        } else if (f->type == CF_LAYOUT) {
+            sax_candidate_t *c = base;
+            c->n_layout = 0;
+            memset(c->layout_text, 0, sizeof c->layout_text);
+        } else if (f->type == CF_MODULES) {
+            ((sax_candidate_t *)base)->recompute_modules = 0;
         } else if (f->type != CF_ORDER && f->type != CF_OBJECT && f->type != CF_LIST &&
                    f->type != CF_PRESET && f->type != CF_SITE_PAIR) {
             cf_set_number(f, base, f->def);
@@ -526,6 +566,15 @@ cJSON *cf_emit_value(const cf_field_t *f, const void *base)
     }
     case CF_BOOL: return cJSON_CreateBool(cf_get_number(f, base) != 0.0);
     case CF_STRING: return cJSON_CreateString((const char *)at_c(base, f));
+    case CF_LAYOUT: return cJSON_CreateString(((const sax_candidate_t *)base)->layout_text);
+    case CF_MODULES: {
+        const sax_candidate_t *c = base;
+        cJSON *a = cJSON_CreateArray();
+        for (int m = 0; a != NULL && m < SAX_RECOMPUTE_MODULE_COUNT; m++)
+            if (c->recompute_modules >> m & 1u)
+                cJSON_AddItemToArray(a, cJSON_CreateString(sax_recompute_module_names[m]));
+        return a;
+    }
     case CF_ORDER: {
         const sax_candidate_t *c = base;
         cJSON *a = cJSON_CreateArray();
@@ -565,6 +614,8 @@ const char *cf_type_name(const cf_field_t *f)
     case CF_STRING: return "string";
     case CF_DEGREE: return "integer or \"auto\"";
     case CF_ORDER: return "list of dimension names";
+    case CF_LAYOUT: return "string";
+    case CF_MODULES: return "list of module names";
     case CF_SITE_PAIR: return "two site names";
     case CF_PRESET: return "preset name or object";
     case CF_OBJECT: return "object";
@@ -626,6 +677,9 @@ void cf_write_section_md(FILE *out, const cf_section_t *sec, const void *model_d
         } else if (f->type == CF_ORDER) {
             for (int k = 0; k < SAX_DIM_COUNT; k++)
                 fprintf(out, "%s`%s`", k > 0 ? ", " : "", sax_dim_names[k]);
+        } else if (f->type == CF_MODULES) {
+            for (int k = 0; k < SAX_RECOMPUTE_MODULE_COUNT; k++)
+                fprintf(out, "%s`%s`", k > 0 ? ", " : "", sax_recompute_module_names[k]);
         } else if (f->type == CF_DEGREE) {
             fprintf(out, ">= 1, or `\"auto\"`");
         } else {

@@ -262,6 +262,36 @@ static void test_bf16_model_without_master(void **state)
     assert_true(r.memory_per_gpu_bytes < 80.0 * GIB);
 }
 
+/* Megatron-Core's --recompute-modules layernorm (recompute "selective"): the two norms' outputs, the QKV
+ * and FC1 inputs, are not kept. In FP8 Transformer Engine keeps them as the linear layers' FP8 copies,
+ * h bytes each: 2h = 36,864 B a token and layer less, so 430,080 - 36,864 = 393,216 B before /TP. The
+ * last stage stays the fullest: (4096 x 12 x 393,216 / 8 + 524,288,000) x 89/12 = 2,940,207,104 x 89/12
+ * against stage 0's (2,415,919,104 + 9,437,184) x 103/12 = 2,425,356,288 x 103/12. The norms run again
+ * in the backward, so the iteration is longer. core_attn beside it changes nothing with flash attention. */
+static void test_340b_recompute_layernorm(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0, i = public_case(&cases, &n, "nemo2407-nemotron4-340b-128");
+    sax_problem_t pb = cases[i].config.problem;
+    sax_candidate_t c = cases[i].config.candidate;
+    pb.training.precision = SAX_PRECISION_FP8;
+    pb.training.grad_reduce_dtype = SAX_GRAD_DTYPE_BF16;
+    sax_result_t as_run, r;
+    eval_scratch(&pb, &c, &as_run);
+    c.recompute = SAX_RECOMPUTE_SELECTIVE;
+    c.recompute_modules = 1u << SAX_RECOMPUTE_MODULE_LAYERNORM;
+    eval_scratch(&pb, &c, &r);
+    assert_true(r.feasible);
+    close_to(r.mem_activations_bytes, 2940207104.0 * 89.0 / 12.0, "activations (norm outputs recomputed)");
+    assert_true(r.iteration_time_s > as_run.iteration_time_s);
+    c.recompute_modules |= 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+    sax_result_t both;
+    eval_scratch(&pb, &c, &both);
+    close_to(both.mem_activations_bytes, r.mem_activations_bytes, "activations (core_attn and layernorm)");
+    sax_dataset_free(cases, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
@@ -271,6 +301,7 @@ int main(void)
                                        cmocka_unit_test(test_llama3_405b_8192_dropout),
                                        cmocka_unit_test(test_bf16_moments),
                                        cmocka_unit_test(test_gb200_offload),
-                                       cmocka_unit_test(test_bf16_model_without_master)};
+                                       cmocka_unit_test(test_bf16_model_without_master),
+                                       cmocka_unit_test(test_340b_recompute_layernorm)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,10 +122,10 @@ static void test_layer_flops_by_hand(void **state)
                          .dropout = true, /* Korthikanti's counts include the dropout masks */
                          .grad_reduce_dtype = SAX_GRAD_DTYPE_FP32};
     sax_layer_cost_t lc;
-    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
     assert_true(lc.flops == 3840.0);
     /* with tp = 2 every GEMM and the heads split in two */
-    sax_layer_cost(&tiny, &gpu, &tr, 2, 1, 1, 1, false, false, &lc);
+    sax_layer_cost(&tiny, &gpu, &tr, 2, 1, 1, 2, 1, false, false, &lc);
     assert_true(lc.flops == 1920.0);
 }
 
@@ -148,11 +148,11 @@ static void test_fp8_casts_and_bf16_attention_by_hand(void **state)
                      .mem_eff = 1.0};
     sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
     sax_layer_cost_t bf, f8, f8dpa;
-    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &bf);
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &bf);
     tr.precision = SAX_PRECISION_FP8;
-    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &f8);
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &f8);
     tr.fp8_dot_product_attention = true;
-    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &f8dpa);
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &f8dpa);
     assert_within(bf.elem_bwd_s, 2.0 * bf.elem_s, 1e-12);
     assert_within(f8.elem_s - bf.elem_s, 512e-9, 1e-9);
     assert_within(f8.elem_bwd_s - bf.elem_bwd_s, 768e-9, 1e-9);
@@ -183,11 +183,11 @@ static void test_korthikanti_activation_memory(void **state)
                          .grad_reduce_dtype = SAX_GRAD_DTYPE_FP32};
     const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
     sax_layer_cost_t lc;
-    sax_layer_cost(&gpt3, &gpu, &tr, 1, 1, 1, 1, false, false, &lc);
+    sax_layer_cost(&gpt3, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
     assert_within(lc.act_bytes, sbh * (34 + 5 * a * s / h), 1e-12);
-    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, false, false, &lc);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, false, false, &lc);
     assert_within(lc.act_bytes, sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1e-12);
-    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, true, false, &lc);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, true, false, &lc);
     assert_within(lc.act_bytes, sbh / t * (34 + 5 * a * s / h), 1e-12);
     assert_within(lc.act_sel_bytes, sbh / t * 34, 1e-12);
     /* full recomputation keeps the layer input only: 2 s b h bytes, / t with SP */
@@ -196,9 +196,9 @@ static void test_korthikanti_activation_memory(void **state)
      * and of the 5as of the scores the dropout mask (as) and output (2as): 34 -> 32 and 5as -> 2as;
      * with TP alone the masks were among the replicated 10 sbh: 10 -> 8 */
     tr.dropout = false;
-    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, false, false, &lc);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, false, false, &lc);
     assert_within(lc.act_bytes, sbh * (8 + 24 / t + 2 * a * s / (h * t)), 1e-12);
-    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 1, true, false, &lc);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, true, false, &lc);
     assert_within(lc.act_bytes, sbh / t * (32 + 2 * a * s / h), 1e-12);
 }
 
@@ -282,9 +282,9 @@ static void test_kernel_overhead_by_hand(void **state)
         tr.precision = fp8 ? SAX_PRECISION_FP8 : SAX_PRECISION_BF16;
         sax_layer_cost_t none, some;
         gpu.kernel_overhead_s = 0.0;
-        sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &none);
+        sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &none);
         gpu.kernel_overhead_s = 1e-6;
-        sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, false, false, &some);
+        sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &some);
         assert_within(some.elem_s - none.elem_s, fp8 ? 15e-6 : 11e-6, 1e-9);
         assert_within(some.elem_bwd_s - none.elem_bwd_s, fp8 ? 24e-6 : 20e-6, 1e-9);
         assert_true(some.gemm_s == none.gemm_s && some.attn_s == none.attn_s);

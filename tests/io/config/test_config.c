@@ -477,6 +477,181 @@ static void test_scenarios_beyond_cluster(void **state)
     assert_non_null(strstr(err.text, "space.scenarios.training.dp_overlap_efficiency[1]"));
 }
 
+/* parallelism.pipeline_model_parallel_layout, Megatron-Core's --pipeline-model-parallel-layout
+ * (megatron/core/transformer/pipeline_parallel_layer_layout.py): E embedding, t layer, m MTP, L loss,
+ * "|" between virtual stages, x*N and (...)*N repeats, commas cosmetic; virtual stage k on stage
+ * k mod pp. Each layout's per-stage layers below are counted by hand. */
+static const char *layout_fmt =
+    "{\"model\": %s, \"training\": {\"global_batch\": 8}, \"cluster\": {\"gpu\": \"H100\","
+    " \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
+    " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+    " \"parallelism\": {\"pp\": 4, \"dp\": 2, \"vpp\": %d, \"schedule\": \"%s\", %s\"pipeline_model_parallel_layout\": "
+    "\"%s\"}, \"network\": {}}";
+static const char *model62 = "{\"name\": \"m62\", \"layers\": 62, \"hidden\": 1024, \"ffn_hidden\": 4096, "
+                             "\"heads\": 8, \"kv_heads\": 8, \"vocab\": 32768, \"seq_len\": 1024, "
+                             "\"ffn_act\": \"swiglu\"}";
+
+static sax_status_t parse_layout(const char *model, int vpp, const char *extra, const char *layout,
+                                 sax_config_t *cfg, sax_error_t *err)
+{
+    char text[2048];
+    snprintf(text, sizeof text, layout_fmt, model, vpp, vpp > 1 ? "interleaved" : "1f1b", extra, layout);
+    return sax_config_parse(text, "inline", cfg, err);
+}
+
+static void test_pipeline_layout_parse(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    int layers[4];
+    /* Megatron-Bridge's DeepSeek-V3 (61 layers) PP4 VPP4: 16 virtual stages of 4 layers, the last 1;
+     * stage s holds virtual stages s, s + 4, s + 8, s + 12: 16, 16, 16 and 4 + 4 + 4 + 1 = 13 */
+    assert_int_equal(parse_layout("\"deepseek-v3\"", 4, "", "Et*4|(t*4|)*14,tL", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.n_layout, 16);
+    assert_int_equal(cfg.candidate.layout_layers[0], 4);
+    assert_int_equal(cfg.candidate.layout_layers[14], 4);
+    assert_int_equal(cfg.candidate.layout_layers[15], 1);
+    assert_int_equal(sax_model_stage_layers(&cfg.problem, &cfg.candidate, layers), SAX_OK);
+    assert_int_equal(layers[0], 16);
+    assert_int_equal(layers[1], 16);
+    assert_int_equal(layers[2], 16);
+    assert_int_equal(layers[3], 13);
+    sax_config_fini(&cfg);
+    /* AutoModel's split of 61 layers into 32 virtual stages: 29 of 2 then 3 of 1; stage 0 holds virtual
+     * stages 0, 4, ..., 28 (all of 2): 16; stages 1-3 one of 1 each: 15 */
+    assert_int_equal(parse_layout("\"deepseek-v3\"", 8, "", "Ett|(tt|)*28,t|t|tL", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.n_layout, 32);
+    assert_int_equal(sax_model_stage_layers(&cfg.problem, &cfg.candidate, layers), SAX_OK);
+    assert_int_equal(layers[0], 16);
+    assert_int_equal(layers[1], 15);
+    assert_int_equal(layers[3], 15);
+    sax_config_fini(&cfg);
+    /* nested groups and a zero repeat: ((t*15|)*2)*1 is 15 | 15 |, t*0 nothing, then 15 | 16 L: the four
+     * stages 15, 15, 15, 16 = 61 */
+    assert_int_equal(parse_layout("\"deepseek-v3\"", 1, "", "E((t*15|)*2)*1,t*0t*15|t*16,L", &cfg, &err),
+                     SAX_OK);
+    assert_int_equal(sax_model_stage_layers(&cfg.problem, &cfg.candidate, layers), SAX_OK);
+    assert_int_equal(layers[0], 15);
+    assert_int_equal(layers[2], 15);
+    assert_int_equal(layers[3], 16);
+    sax_config_fini(&cfg);
+    /* "" is not set */
+    assert_int_equal(parse_layout(model62, 1, "", "", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.n_layout, 0);
+    sax_config_fini(&cfg);
+
+    /* errors: the file, the JSON path, what was expected and what was found */
+    static const struct {
+        const char *layout, *message;
+    } bad[] = {
+        {"Et*|t*61L",
+         "expected a repeat count (digits) after '*' at character 4 of \"Et*|t*61L\", found '|'"},
+        {"Ex|t*61L",
+         "expected a layer (E, t, m, L), '|', '(' or ',' at character 2 of \"Ex|t*61L\", found 'x'"},
+        {"E(t*61|L", "expected ')' closing the group at character 9 of \"E(t*61|L\", found the end"},
+        {"E(t*61)|L", "expected '*' and a repeat count after a group at character 8"},
+        {"tE|t*60L",
+         "expected the embedding (E) once, as the first layer, in \"tE|t*60L\", found it 1 times but not "
+         "first"},
+        {"Et*61|t", "expected the loss (L) once, as the last layer, in \"Et*61|t\", found it 0 times"},
+        {"Et*30m|t*31L", "expected every transformer layer (t) before the MTP layers (m)"},
+        {"Et*30|t*31L", "expected pp x vpp = 4 x 1 = 4 virtual stages (separated by '|'), found 2"},
+        {"Et*15|t*15|t*15|t*15L", "expected model.layers = 61 transformer layers (t), found 60"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse_layout("\"deepseek-v3\"", 1, "", bad[i].layout, &cfg, &err), SAX_ERR_INPUT);
+        if (strstr(err.text, "inline: parallelism.pipeline_model_parallel_layout: ") == NULL ||
+            strstr(err.text, bad[i].message) == NULL)
+            fail_msg("%s: got \"%s\"", bad[i].layout, err.text);
+    }
+    /* not beside Megatron's first/last stage layers */
+    assert_int_equal(parse_layout("\"deepseek-v3\"", 1, "\"decoder_first_pipeline_num_layers\": 16, ",
+                                  "Et*16|t*16|t*16|t*13L", &cfg, &err),
+                     SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "expected no decoder_first/last_pipeline_num_layers beside a layout"));
+}
+
+/* A layout's virtual stages reach the evaluation: it must time the pipeline exactly as the splits it
+ * spells out. 62 layers on PP4: Megatron's embedding-and-loss split (16 a stage, the first and last 15;
+ * under VPP4 their end chunks 3 and the others 4) against the layouts of the same layers. */
+static void test_pipeline_layout_reaches_eval(void **state)
+{
+    (void)state;
+    sax_scratch_t *sc = malloc(sax_scratch_size());
+    assert_non_null(sc);
+    sax_scratch_init(sc);
+    static const struct {
+        int vpp;
+        const char *layout;
+    } same[] = {{1, "Et*15|t*16|t*16|t*15L"}, {4, "Et*3|(t*4|)*14,t*3L"}};
+    for (size_t i = 0; i < 2; i++) {
+        sax_config_t a, b;
+        sax_error_t err = {{0}};
+        assert_int_equal(
+            parse_layout(model62, same[i].vpp, "\"layer_split\": \"embedding-loss\", ", "", &a, &err),
+            SAX_OK);
+        assert_int_equal(parse_layout(model62, same[i].vpp, "", same[i].layout, &b, &err), SAX_OK);
+        sax_result_t ra, rb;
+        assert_int_equal(sax_model_eval(&a.problem, &a.candidate, sc, &ra), SAX_OK);
+        assert_int_equal(sax_model_eval(&b.problem, &b.candidate, sc, &rb), SAX_OK);
+        assert_true(ra.feasible && rb.feasible);
+        if (fabs(ra.iteration_time_s - rb.iteration_time_s) > 1e-12 * ra.iteration_time_s ||
+            fabs(ra.memory_per_gpu_bytes - rb.memory_per_gpu_bytes) > 1e-9 * ra.memory_per_gpu_bytes)
+            fail_msg("vpp %d: embedding-loss %.12g s %.12g B, layout %.12g s %.12g B", same[i].vpp,
+                     ra.iteration_time_s, ra.memory_per_gpu_bytes, rb.iteration_time_s,
+                     rb.memory_per_gpu_bytes);
+        sax_config_fini(&a);
+        sax_config_fini(&b);
+    }
+    /* a layout that moves layers between the virtual stages of the last stage changes the timing */
+    sax_config_t c, d;
+    sax_error_t err = {{0}};
+    assert_int_equal(parse_layout(model62, 4, "", "Et*3|(t*4|)*14,t*3L", &c, &err), SAX_OK);
+    assert_int_equal(parse_layout(model62, 4, "", "Et*3|(t*4|)*11,t*5|t*4|t*4|t*2L", &d, &err), SAX_OK);
+    sax_result_t rc, rd;
+    assert_int_equal(sax_model_eval(&c.problem, &c.candidate, sc, &rc), SAX_OK);
+    assert_int_equal(sax_model_eval(&d.problem, &d.candidate, sc, &rd), SAX_OK);
+    assert_true(rc.iteration_time_s != rd.iteration_time_s);
+    sax_config_fini(&c);
+    sax_config_fini(&d);
+    free(sc);
+}
+
+/* parallelism.recompute_modules: Megatron-Core's module names sax prices, each once, into a mask. */
+static void test_recompute_modules(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8}, \"cluster\": {\"gpu\": \"H100\","
+        " \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
+        " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+        " \"parallelism\": {\"tp\": 8, \"recompute\": \"selective\", \"recompute_modules\": %s}, \"network\": {}}";
+    char text[1024];
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    snprintf(text, sizeof text, fmt, "[\"layernorm\", \"core_attn\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.recompute_modules,
+                     (1u << SAX_RECOMPUTE_MODULE_LAYERNORM) | (1u << SAX_RECOMPUTE_MODULE_CORE_ATTN));
+    sax_config_fini(&cfg);
+    snprintf(text, sizeof text, fmt, "[]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.recompute_modules, 0u);
+    sax_config_fini(&cfg);
+    snprintf(text, sizeof text, fmt, "[\"layernorm\", \"mlp\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(
+        err.text, "inline: parallelism.recompute_modules[1]: expected one of \"core_attn\", \"layernorm\" "
+                  "(the modules sax prices), found \"mlp\""));
+    snprintf(text, sizeof text, fmt, "[\"layernorm\", \"layernorm\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "expected each module once, found \"layernorm\" twice"));
+    snprintf(text, sizeof text, fmt, "\"layernorm\"");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "parallelism.recompute_modules: expected a list of module names"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +664,9 @@ int main(void)
         cmocka_unit_test(test_bad_corpus_covered),
         cmocka_unit_test(test_missing_file_and_text),
         cmocka_unit_test(test_scenarios_beyond_cluster),
+        cmocka_unit_test(test_pipeline_layout_parse),
+        cmocka_unit_test(test_pipeline_layout_reaches_eval),
+        cmocka_unit_test(test_recompute_modules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
