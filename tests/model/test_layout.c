@@ -15,6 +15,20 @@
 
 #include <math.h>
 
+/* A small MoE layer: h 1024, 8 heads, 8 routed SwiGLU experts of width 512, top-2, sequence 256. */
+static const sax_model_desc_t small_moe = {.name = "moe",
+                                           .layers = 1,
+                                           .hidden = 1024,
+                                           .ffn_hidden = 4096,
+                                           .heads = 8,
+                                           .kv_heads = 8,
+                                           .vocab = 32768,
+                                           .seq_len = 256,
+                                           .ffn_act = SAX_FFN_SWIGLU,
+                                           .experts = 8,
+                                           .top_k = 2,
+                                           .expert_ffn_hidden = 512};
+
 /* The members of the group of g holding rank 0, sorted, into out (returns how many). */
 static int members(const sax_group_t *g, long *out)
 {
@@ -138,18 +152,8 @@ static void test_fold_refusals(void **state)
     assert_int_equal(sax_candidate_expert_dp(&c), 0);
     sax_problem_t p;
     memset(&p, 0, sizeof p);
-    p.model = (sax_model_desc_t){.name = "moe",
-                                 .layers = 2,
-                                 .hidden = 1024,
-                                 .ffn_hidden = 4096,
-                                 .heads = 8,
-                                 .kv_heads = 8,
-                                 .vocab = 32768,
-                                 .seq_len = 256,
-                                 .ffn_act = SAX_FFN_SWIGLU,
-                                 .experts = 8,
-                                 .top_k = 2,
-                                 .expert_ffn_hidden = 512};
+    p.model = small_moe;
+    p.model.layers = 2;
     sax_training_set_defaults(&p.training);
     p.training.global_batch = 8;
     p.cluster = cl;
@@ -181,17 +185,7 @@ static void test_fold_expert_weights(void **state)
                      .gemm_eff_half_ai = 1.0,
                      .mem_eff = 1.0};
     sax_training_t tr = {.global_batch = 8, .precision = SAX_PRECISION_BF16, .flash_attention = true};
-    sax_model_desc_t m = {.layers = 1,
-                          .hidden = 1024,
-                          .ffn_hidden = 4096,
-                          .heads = 8,
-                          .kv_heads = 8,
-                          .vocab = 32768,
-                          .seq_len = 256,
-                          .ffn_act = SAX_FFN_SWIGLU,
-                          .experts = 8,
-                          .top_k = 2,
-                          .expert_ffn_hidden = 512};
+    sax_model_desc_t m = small_moe;
     sax_layer_cost_t a, b;
     sax_layer_cost(&m, &gpu, &tr, 2, 1, 4, 1, 1, true, true, &a);
     sax_layer_cost(&m, &gpu, &tr, 2, 1, 4, 2, 1, true, true, &b);
