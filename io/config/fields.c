@@ -3,7 +3,6 @@
 #include "config_internal.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
