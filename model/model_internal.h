@@ -336,8 +336,8 @@ struct sax_scratch {
  * makespan for equal stages and links (DualPipe's, DeepSeek-V3 Table 2, for comparison only). */
 typedef struct {
     sax_schedule_t id;
-    bool split_w; /* weight gradients are separate events */
-    bool place_w; /* ...placed greedily where a stage would idle (else where the order puts them) */
+    bool split_w;        /* weight gradients are separate events */
+    bool place_w;        /* ...placed greedily where a stage would idle (else where the order puts them) */
     bool blocking_sends; /* a stage waits until its own send has left the boundary's channels */
     int (*order)(const sax_pipeline_t *pl, int s, int32_t *ops, int cap);
     double (*closed_form)(const sax_pipeline_t *pl);
