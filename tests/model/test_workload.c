@@ -129,6 +129,15 @@ static void test_layer_flops_by_hand(void **state)
     assert_true(lc.flops == 1920.0);
 }
 
+/* A GPU whose GEMMs reach their peak at any size and whose HBM moves 1e9 B/s: times are counts. */
+static const sax_gpu_t ideal_gpu = {.peak_flops_bf16 = 1e12,
+                                    .peak_flops_fp8 = 2e12,
+                                    .hbm_bytes = 1e9,
+                                    .hbm_bw_Bps = 1e9,
+                                    .gemm_eff_max = 1.0,
+                                    .gemm_eff_half_ai = 1.0,
+                                    .mem_eff = 1.0};
+
 /* FP8 as Megatron-LM runs it with Transformer Engine, on the tiny model (h 4, a 2, g 1, head 2, f 16,
  * GELU; s 8, b 1, tp 1: 8 tokens), HBM at 1e9 B/s:
  *   forward casts a token: QKV input transpose 2h = 8, projection input cast + transpose 4ad = 16,
@@ -139,13 +148,7 @@ static void test_layer_flops_by_hand(void **state)
 static void test_fp8_casts_and_bf16_attention_by_hand(void **state)
 {
     (void)state;
-    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12,
-                     .peak_flops_fp8 = 2e12,
-                     .hbm_bytes = 1e9,
-                     .hbm_bw_Bps = 1e9,
-                     .gemm_eff_max = 1.0,
-                     .gemm_eff_half_ai = 1.0,
-                     .mem_eff = 1.0};
+    sax_gpu_t gpu = ideal_gpu;
     sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
     sax_layer_cost_t bf, f8, f8dpa;
     sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &bf);
@@ -271,12 +274,7 @@ static void test_gemm_efficiency_curve(void **state)
 static void test_kernel_overhead_by_hand(void **state)
 {
     (void)state;
-    sax_gpu_t gpu = {.peak_flops_bf16 = 1e12,
-                     .peak_flops_fp8 = 2e12,
-                     .hbm_bw_Bps = 1e9,
-                     .gemm_eff_max = 1.0,
-                     .gemm_eff_half_ai = 1.0,
-                     .mem_eff = 1.0};
+    sax_gpu_t gpu = ideal_gpu;
     sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
     for (int fp8 = 0; fp8 < 2; fp8++) {
         tr.precision = fp8 ? SAX_PRECISION_FP8 : SAX_PRECISION_BF16;
