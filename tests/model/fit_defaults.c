@@ -69,14 +69,20 @@ typedef struct {
     sax_scratch_t *sc;
 } data_t;
 
+/* Case i's relative error with problem p in place of its own; `infeasible` when p cannot run it. */
+static double relative_error(data_t *d, int i, const sax_problem_t *p, double infeasible)
+{
+    sax_result_t r;
+    if (sax_model_eval(p, &d->cases[i].config.candidate, d->sc, &r) != SAX_OK || !r.feasible)
+        return infeasible;
+    return (r.iteration_time_s - d->cases[i].measured_s) / d->cases[i].measured_s;
+}
+
 static double error_of(data_t *d, int i, const double *x)
 {
     sax_problem_t p = d->cases[i].config.problem;
     apply(&p, x);
-    sax_result_t r;
-    if (sax_model_eval(&p, &d->cases[i].config.candidate, d->sc, &r) != SAX_OK || !r.feasible)
-        return 10.0;
-    return (r.iteration_time_s - d->cases[i].measured_s) / d->cases[i].measured_s;
+    return relative_error(d, i, &p, 10.0);
 }
 
 static double objective(data_t *d, const double *x)
@@ -194,10 +200,7 @@ static double fp8_error(data_t *d, int i, double x)
 {
     sax_problem_t p = d->cases[i].config.problem;
     set_fp8(&p, x);
-    sax_result_t r;
-    if (sax_model_eval(&p, &d->cases[i].config.candidate, d->sc, &r) != SAX_OK || !r.feasible)
-        return NAN;
-    return (r.iteration_time_s - d->cases[i].measured_s) / d->cases[i].measured_s;
+    return relative_error(d, i, &p, NAN);
 }
 
 static double fp8_objective(data_t *d, double x)
