@@ -125,13 +125,18 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
     return g;
 }
 
+/* The collectives inside a layer, by class: one TP all-reduce (or RS+AG pair under SP), the same over
+ * the routed experts' TP group (TP's without parallel folding), one ring-attention pass of K and V,
+ * one all-to-all. */
+typedef enum { LAYER_TP, LAYER_ETP, LAYER_CP, LAYER_EP, LAYER_CLASSES } layer_class_t;
+
 typedef struct {
-    double tp_ar;   /* one TP all-reduce (or RS+AG pair under SP) */
-    double etp_ar;  /* the same over the routed experts' TP group (tp_ar without parallel folding) */
-    double cp_pass; /* one ring-attention pass of K and V */
-    double ep_a2a;  /* one all-to-all */
-    sax_traffic_t tr_tp, tr_etp, tr_cp, tr_ep; /* what each of those puts on site links */
+    double s[LAYER_CLASSES];         /* one call's time */
+    sax_traffic_t tr[LAYER_CLASSES]; /* what it puts on the site links */
 } layer_comm_t;
+
+/* The trace's and the breakdown's dimension of each class. */
+static const sax_dim_t layer_class_dim[LAYER_CLASSES] = {SAX_DIM_TP, SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_EP};
 
 /* sax_layout_build, or the scratch's copy of the layout when the last one built had the same inputs
  * (`own` holds it without a scratch). */
@@ -391,10 +396,11 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
     /* a MoE layer's MLP pair runs over the experts' TP group (the same as TP's without folding) */
-    double tp_f = (moe ? lcm->tp_ar + lcm->etp_ar : 2.0 * lcm->tp_ar) * tpo, tp_b = tp_f;
-    double cp_f = sax_max(0.0, lcm->cp_pass - lc->attn_s),
-           cp_b = sax_max(0.0, 2.0 * lcm->cp_pass - 2.0 * lc->attn_s);
-    double ep_f = moe ? 2.0 * lcm->ep_a2a : 0.0, ep_b = ep_f;
+    const double *call = lcm->s;
+    double tp_f = (moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP]) * tpo, tp_b = tp_f;
+    double cp_f = sax_max(0.0, call[LAYER_CP] - lc->attn_s),
+           cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - 2.0 * lc->attn_s);
+    double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
     if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) { /* DualPipe hides all-to-all behind the other
                                                           direction's compute */
         ep_f = sax_max(0.0, ep_f - fwd);
@@ -475,6 +481,64 @@ static double transfer_rate(const sax_candidate_t *c, const stage_t *st, int s)
     int pp = c->pp, v = c->vpp;
     const stage_t *nb = &st[s + 1 < pp ? s + 1 : 0];
     return (s == pp - 1 ? v - 1 : v) / sax_max(st[s].comp, nb->comp);
+}
+
+/* The TP, CP and EP collectives share the site links they cross with the other classes (docs/cost-model.md
+ * section 9): in the steady state every stage's groups make their calls of one micro-batch (`calls` / m
+ * each, whole-job traffic) and its ZeRO-3 traffic over the stage's compute, and every boundary its
+ * transfers over the slower neighbour's; a collective, whose own time already counts every stage's
+ * groups of its class at once, gets its max-min share of what the other classes leave
+ * (sax_shared_finish_s with no end to their demand). Compute times only, so that a slower link never
+ * lowers a demand. Slows lcm's calls; whether any changed. */
+static bool share_layer_comm(const sax_cluster_t *cl, const sax_candidate_t *c, const sax_layout_t *lay,
+                             coll_memo_t *memo, const stage_t *st, const double *calls, double m,
+                             const sax_traffic_t *tr_z3, double act_bytes, int boundaries, layer_comm_t *lcm)
+{
+    const int n = cl->n_links, pp = c->pp;
+    bool crossing = false;
+    for (int k = 0; k < LAYER_CLASSES; k++)
+        crossing = crossing || (calls[k] > 0.0 && lcm->s[k] > 0.0 && lcm->tr[k].xsite_bytes > 0.0);
+    if (!crossing)
+        return false;
+    double per_s = 0.0; /* a stage's calls of one micro-batch per second, summed over stages, over pp */
+    for (int s = 0; s < pp; s++)
+        per_s += st[s].comp > 0.0 ? 1.0 / (pp * st[s].comp) : 0.0;
+    double bg[SAX_MAX_LINKS][2], cap[SAX_MAX_LINKS];
+    for (int l = 0; l < n; l++) {
+        bg[l][0] = bg[l][1] = 0.0;
+        cap[l] = cl->links[l].bw_Bps;
+    }
+    for (int k = 0; k < LAYER_CLASSES; k++)
+        demand_add(bg, &lcm->tr[k], calls[k] / m * per_s, false, n);
+    demand_add(bg, tr_z3, per_s, false, n);
+    for (int s = 0; pp > 1 && s < boundaries; s++) {
+        sax_traffic_t one;
+        double busy;
+        traffic_zero(&one, n);
+        p2p(memo, cl, c, lay, s, act_bytes, SAX_ACT_BYTES, &one, &busy);
+        if (one.xsite_bytes > 0.0) {
+            double k = transfer_rate(c, st, s);
+            demand_add(bg, &one, k, false, n);
+            demand_add(bg, &one, k, true, n);
+        }
+    }
+    bool changed = false;
+    for (int k = 0; k < LAYER_CLASSES; k++) {
+        const sax_traffic_t *mine = &lcm->tr[k];
+        if (!(calls[k] > 0.0 && lcm->s[k] > 0.0 && mine->xsite_bytes > 0.0))
+            continue;
+        double others[SAX_MAX_LINKS][2], own = calls[k] / m * per_s;
+        for (int l = 0; l < n; l++)
+            for (int d = 0; d < 2; d++)
+                others[l][d] = sax_max(0.0, bg[l][d] - own * mine->link_bytes[l][d]);
+        double t = sax_shared_finish_s(lcm->s[k], INFINITY, n, cap, (const double(*)[2])mine->link_bytes,
+                                       false, (const double(*)[2])others);
+        if (t > lcm->s[k]) {
+            lcm->s[k] = t;
+            changed = true;
+        }
+    }
+    return changed;
 }
 
 /* For pl->ends_differ (under interleaving): the first chunk of the first stage holds ends[0] layers
@@ -617,11 +681,11 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                         .net = scratch != NULL ? network_key(cl, c) : 0,
                         .site = (uint64_t)c->transport << 40 | (uint64_t)c->compression << 32 |
                                 (uint64_t)(uint32_t)c->connections};
-    layer_comm_t lcm = {.tp_ar = 0.0};
-    traffic_zero(&lcm.tr_tp, cl->n_links);
-    traffic_zero(&lcm.tr_etp, cl->n_links);
-    traffic_zero(&lcm.tr_cp, cl->n_links);
-    traffic_zero(&lcm.tr_ep, cl->n_links);
+    layer_comm_t lcm;
+    for (int k = 0; k < LAYER_CLASSES; k++) {
+        lcm.s[k] = 0.0;
+        traffic_zero(&lcm.tr[k], cl->n_links);
+    }
     gpu_costs_t cache[SAX_MAX_SITES + 1];
     int n_cache = 0;
     const gpu_costs_t *g0 = costs_for(p, c, &cl->gpu, cache, &n_cache);
@@ -635,18 +699,18 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                      (c->zero == 3 && (xsite[SAX_DIM_DP] || xsite[SAX_GROUP_EXPERT_DP]));
     const sax_schedule_desc_t *sd = sax_schedule_get(c->schedule);
     const bool *place = sd->split_w && sd->order != NULL && any_xsite ? xsite : NULL;
-    lcm.tp_ar = collective(&memo, cl, c, lay, SAX_DIM_TP, SAX_OP_ALL_REDUCE, g0->dense.tp_bytes,
-                           SAX_ACT_BYTES, &lcm.tr_tp);
-    lcm.cp_pass = collective(&memo, cl, c, lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
-                             SAX_ACT_BYTES, &lcm.tr_cp);
+    lcm.s[LAYER_TP] = collective(&memo, cl, c, lay, SAX_DIM_TP, SAX_OP_ALL_REDUCE, g0->dense.tp_bytes,
+                                 SAX_ACT_BYTES, &lcm.tr[LAYER_TP]);
+    lcm.s[LAYER_CP] = collective(&memo, cl, c, lay, SAX_DIM_CP, SAX_OP_ALL_GATHER, g0->dense.cp_bytes * c->cp,
+                                 SAX_ACT_BYTES, &lcm.tr[LAYER_CP]);
     const bool fold = sax_candidate_etp(c) != c->tp; /* the experts' own TP group (parallel folding) */
-    lcm.etp_ar = lcm.tp_ar;
+    lcm.s[LAYER_ETP] = lcm.s[LAYER_TP];
     if (md->experts > 0) {
-        lcm.ep_a2a = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
-                                SAX_ACT_BYTES, &lcm.tr_ep);
+        lcm.s[LAYER_EP] = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
+                                     SAX_ACT_BYTES, &lcm.tr[LAYER_EP]);
         if (fold)
-            lcm.etp_ar = collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_TP, SAX_OP_ALL_REDUCE,
-                                    g0->moe.etp_bytes, SAX_ACT_BYTES, &lcm.tr_etp);
+            lcm.s[LAYER_ETP] = collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_TP, SAX_OP_ALL_REDUCE,
+                                          g0->moe.etp_bytes, SAX_ACT_BYTES, &lcm.tr[LAYER_ETP]);
     }
 
     /* stages */
@@ -658,131 +722,158 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     pl.micro = (int)m;
     pl.own_place = place != NULL;
     stage_gpus(p, c, lay, st);
-    int first_layer = 0;
     sax_traffic_t tr_z3; /* ZeRO-3's gathers and scatters of one micro-batch, every stage */
-    traffic_zero(&tr_z3, cl->n_links);
     const double gb = sax_grad_bytes(&p->training);
-    for (int s = 0; s < pp; s++) {
-        const gpu_costs_t *gc = costs_for(p, c, st[s].gpu, cache, &n_cache);
-        int nl = st[s].layers;
-        int n_dense = md->experts > 0 ? md->dense_layers - first_layer : nl;
-        n_dense = n_dense < 0 ? 0 : (n_dense > nl ? nl : n_dense);
-        /* ZeRO-3: per layer, gather the weights (bf16) forward and backward, reduce-scatter the
+    const double per_layer = (double)m * md->layers / pp,
+                 moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
+    const double tp_calls = c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0;
+    /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
+     * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each
+     * call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp.
+     * With parallel folding half of a MoE layer's TP calls are the experts' TP group's. */
+    const double calls[LAYER_CLASSES] = {
+        [LAYER_TP] =
+            fold && md->experts > 0 ? (per_layer - 0.5 * moe_layers) * tp_calls : per_layer * tp_calls,
+        [LAYER_ETP] = fold && md->experts > 0 ? 0.5 * moe_layers * tp_calls : 0.0,
+        [LAYER_CP] = per_layer * 3.0,
+        [LAYER_EP] = md->experts > 0 ? moe_layers * 4.0 : 0.0};
+    const bool have_links = cl->n_links > 0;
+    double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;
+    int boundaries = v > 1 ? pp : pp - 1;
+    /* A second pass when a TP, CP or EP collective crosses a site link that other classes load too:
+     * the first pass gives the stages' compute times, from which the classes' demands follow
+     * (share_layer_comm); the second prices the slowed collectives. Compute never depends on them. */
+    for (int pass = 0; pass < 2; pass++) {
+        int first_layer = 0;
+        traffic_zero(&tr_z3, cl->n_links);
+        for (int s = 0; s < pp; s++) {
+            const gpu_costs_t *gc = costs_for(p, c, st[s].gpu, cache, &n_cache);
+            int nl = st[s].layers;
+            int n_dense = md->experts > 0 ? md->dense_layers - first_layer : nl;
+            n_dense = n_dense < 0 ? 0 : (n_dense > nl ? nl : n_dense);
+            /* ZeRO-3: per layer, gather the weights (bf16) forward and backward, reduce-scatter the
          * gradients (fp32), on every micro-batch */
-        double ag_d = 0.0, rs_d = 0.0, ag_m = 0.0, rs_m = 0.0;
-        if (c->zero == 3) { /* traffic: this stage's groups (1/pp of all), two gathers and a scatter */
-            sax_traffic_t ag, rs;
-            traffic_zero(&ag, cl->n_links);
-            traffic_zero(&rs, cl->n_links);
-            ag_d = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER,
-                              gc->dense.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
-            rs_d = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, gc->dense.params * gb, gb,
-                              &rs);
-            traffic_add(&tr_z3, &ag, 2.0 * n_dense / pp, cl->n_links);
-            traffic_add(&tr_z3, &rs, (double)n_dense / pp, cl->n_links);
-            if (md->experts > 0) { /* the experts gather from, and reduce over, their own replicas */
-                double shared = gc->moe.params - gc->moe.expert_params, ex = gc->moe.expert_params;
+            double ag_d = 0.0, rs_d = 0.0, ag_m = 0.0, rs_m = 0.0;
+            if (c->zero == 3) { /* traffic: this stage's groups (1/pp of all), two gathers and a scatter */
+                sax_traffic_t ag, rs;
                 traffic_zero(&ag, cl->n_links);
                 traffic_zero(&rs, cl->n_links);
-                ag_m = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
-                                  SAX_ACT_BYTES, &ag) +
-                       collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
-                                  ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
-                rs_m =
-                    collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &rs) +
-                    collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb,
-                               &rs);
-                traffic_add(&tr_z3, &ag, 2.0 * (nl - n_dense) / pp, cl->n_links);
-                traffic_add(&tr_z3, &rs, (double)(nl - n_dense) / pp, cl->n_links);
+                ag_d = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER,
+                                  gc->dense.params * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
+                rs_d = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, gc->dense.params * gb,
+                                  gb, &rs);
+                traffic_add(&tr_z3, &ag, 2.0 * n_dense / pp, cl->n_links);
+                traffic_add(&tr_z3, &rs, (double)n_dense / pp, cl->n_links);
+                if (md->experts > 0) { /* the experts gather from, and reduce over, their own replicas */
+                    double shared = gc->moe.params - gc->moe.expert_params, ex = gc->moe.expert_params;
+                    traffic_zero(&ag, cl->n_links);
+                    traffic_zero(&rs, cl->n_links);
+                    ag_m = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER,
+                                      shared * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag) +
+                           collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                                      ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
+                    rs_m = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb,
+                                      &rs) +
+                           collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb,
+                                      gb, &rs);
+                    traffic_add(&tr_z3, &ag, 2.0 * (nl - n_dense) / pp, cl->n_links);
+                    traffic_add(&tr_z3, &rs, (double)(nl - n_dense) / pp, cl->n_links);
+                }
             }
-        }
-        stage_t one = {0}, many;
-        layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
-        add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, &one, &part_one);
-        many = one;
-        st[s].f = n_dense * one.f;
-        st[s].b = n_dense * one.b;
-        st[s].w = n_dense * one.w;
-        st[s].place_f = n_dense * one.place_f;
-        st[s].place_b = n_dense * one.place_b;
-        st[s].comp = n_dense * one.comp;
-        st[s].tp = n_dense * one.tp;
-        st[s].cp = n_dense * one.cp;
-        st[s].ep = n_dense * one.ep;
-        st[s].z3 = n_dense * one.z3;
-        st[s].params = n_dense * one.params;
-        st[s].expert_params = n_dense * one.expert_params;
-        st[s].act = n_dense * one.act;
-        st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
-        if (nl > n_dense) {
-            memset(&many, 0, sizeof many);
-            add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, &many, &part_many);
-            double k = nl - n_dense;
-            st[s].f += k * many.f;
-            st[s].b += k * many.b;
-            st[s].w += k * many.w;
-            st[s].place_f += k * many.place_f;
-            st[s].place_b += k * many.place_b;
-            st[s].comp += k * many.comp;
-            st[s].tp += k * many.tp;
-            st[s].cp += k * many.cp;
-            st[s].ep += k * many.ep;
-            st[s].z3 += k * many.z3;
-            st[s].params += k * many.params;
-            st[s].expert_params += k * many.expert_params;
-            st[s].act += k * many.act;
-            st[s].act_peak_layer = sax_max(st[s].act_peak_layer, many.act_peak_layer);
-        }
-        /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):
+            stage_t one = {0}, many;
+            layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
+            add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, &one, &part_one);
+            many = one;
+            st[s].f = n_dense * one.f;
+            st[s].b = n_dense * one.b;
+            st[s].w = n_dense * one.w;
+            st[s].place_f = n_dense * one.place_f;
+            st[s].place_b = n_dense * one.place_b;
+            st[s].comp = n_dense * one.comp;
+            st[s].tp = n_dense * one.tp;
+            st[s].cp = n_dense * one.cp;
+            st[s].ep = n_dense * one.ep;
+            st[s].z3 = n_dense * one.z3;
+            st[s].params = n_dense * one.params;
+            st[s].expert_params = n_dense * one.expert_params;
+            st[s].act = n_dense * one.act;
+            st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
+            if (nl > n_dense) {
+                memset(&many, 0, sizeof many);
+                add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, &many, &part_many);
+                double k = nl - n_dense;
+                st[s].f += k * many.f;
+                st[s].b += k * many.b;
+                st[s].w += k * many.w;
+                st[s].place_f += k * many.place_f;
+                st[s].place_b += k * many.place_b;
+                st[s].comp += k * many.comp;
+                st[s].tp += k * many.tp;
+                st[s].cp += k * many.cp;
+                st[s].ep += k * many.ep;
+                st[s].z3 += k * many.z3;
+                st[s].params += k * many.params;
+                st[s].expert_params += k * many.expert_params;
+                st[s].act += k * many.act;
+                st[s].act_peak_layer = sax_max(st[s].act_peak_layer, many.act_peak_layer);
+            }
+            /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):
          * the activations of the first n layers go to host memory after their forward (section 8) */
-        int off = p->training.offload_activation_layers < nl ? p->training.offload_activation_layers : nl;
-        if (off > 0 && pp == 1 && c->recompute == SAX_RECOMPUTE_NONE) {
-            double off_dense = sax_min((double)off, n_dense);
-            st[s].act -= off_dense * one.act + ((double)off - off_dense) * many.act;
-        }
-        if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
-            for (int d = 0; d < SAX_DIM_COUNT; d++) {
-                trace->fwd_comm_s[s][d] = n_dense * part_one.fwd_comm[d];
-                if (nl > n_dense)
-                    trace->fwd_comm_s[s][d] += (double)(nl - n_dense) * part_many.fwd_comm[d];
+            int off = p->training.offload_activation_layers < nl ? p->training.offload_activation_layers : nl;
+            if (off > 0 && pp == 1 && c->recompute == SAX_RECOMPUTE_NONE) {
+                double off_dense = sax_min((double)off, n_dense);
+                st[s].act -= off_dense * one.act + ((double)off - off_dense) * many.act;
             }
-        if (detail != NULL) { /* the split of comp, added up as comp is */
-            detail->stage_math_s[s] = n_dense * part_one.math + (double)(nl - n_dense) * part_many.math;
-            detail->stage_memory_s[s] = n_dense * part_one.memory + (double)(nl - n_dense) * part_many.memory;
-        }
-        if (s == 0) {
-            sax_param_split_t ps;
-            sax_model_param_split(md, &ps);
-            st[s].params += ps.embedding / c->tp;
-            /* the embedding's dropout mask, 1 B per element, split along the sequence with SP
+            if (trace != NULL) /* the traffic inside the forward passes, whole stage (divided by v below) */
+                for (int d = 0; d < SAX_DIM_COUNT; d++) {
+                    trace->fwd_comm_s[s][d] = n_dense * part_one.fwd_comm[d];
+                    if (nl > n_dense)
+                        trace->fwd_comm_s[s][d] += (double)(nl - n_dense) * part_many.fwd_comm[d];
+                }
+            if (detail != NULL) { /* the split of comp, added up as comp is */
+                detail->stage_math_s[s] = n_dense * part_one.math + (double)(nl - n_dense) * part_many.math;
+                detail->stage_memory_s[s] =
+                    n_dense * part_one.memory + (double)(nl - n_dense) * part_many.memory;
+            }
+            if (s == 0) {
+                sax_param_split_t ps;
+                sax_model_param_split(md, &ps);
+                st[s].params += ps.embedding / c->tp;
+                /* the embedding's dropout mask, 1 B per element, split along the sequence with SP
              * (Megatron's estimator); its output is the first layer's norm input, counted there */
-            if (p->training.dropout)
-                st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden /
-                             (c->sequence_parallel ? c->tp : 1);
-        }
-        if (s == pp - 1) {
-            sax_param_split_t ps;
-            sax_model_param_split(md, &ps);
-            st[s].params += (md->tied_embeddings ? ps.embedding : ps.output) / c->tp;
-            const sax_logits_cost_t *lg = &gc->logits; /* forward, data gradient, weight gradient */
-            st[s].f += lg->gemm_s + lg->loss_fwd_s;
-            st[s].b += lg->gemm_s + lg->loss_bwd_s;
-            st[s].place_f += lg->gemm_s + lg->loss_fwd_s;
-            st[s].place_b += lg->gemm_s + lg->loss_bwd_s;
-            st[s].w += lg->gemm_s;
-            st[s].comp += 3.0 * lg->gemm_s + lg->loss_fwd_s + lg->loss_bwd_s;
-            st[s].act += lg->act_bytes;
-            if (detail != NULL) {
-                detail->stage_math_s[s] += 3.0 * lg->gemm_s;
-                detail->stage_memory_s[s] += lg->loss_fwd_s + lg->loss_bwd_s;
+                if (p->training.dropout)
+                    st[s].act += (double)c->micro_batch * md->seq_len / c->cp * md->hidden /
+                                 (c->sequence_parallel ? c->tp : 1);
             }
+            if (s == pp - 1) {
+                sax_param_split_t ps;
+                sax_model_param_split(md, &ps);
+                st[s].params += (md->tied_embeddings ? ps.embedding : ps.output) / c->tp;
+                const sax_logits_cost_t *lg = &gc->logits; /* forward, data gradient, weight gradient */
+                st[s].f += lg->gemm_s + lg->loss_fwd_s;
+                st[s].b += lg->gemm_s + lg->loss_bwd_s;
+                st[s].place_f += lg->gemm_s + lg->loss_fwd_s;
+                st[s].place_b += lg->gemm_s + lg->loss_bwd_s;
+                st[s].w += lg->gemm_s;
+                st[s].comp += 3.0 * lg->gemm_s + lg->loss_fwd_s + lg->loss_bwd_s;
+                st[s].act += lg->act_bytes;
+                if (detail != NULL) {
+                    detail->stage_math_s[s] += 3.0 * lg->gemm_s;
+                    detail->stage_memory_s[s] += lg->loss_fwd_s + lg->loss_bwd_s;
+                }
+            }
+            first_layer += nl;
+            pl.f_s[s] = st[s].f / v;
+            pl.b_s[s] = st[s].b / v;
+            pl.w_s[s] = st[s].w / v;
+            pl.place_f_s[s] = st[s].place_f / v;
+            pl.place_b_s[s] = st[s].place_b / v;
         }
-        first_layer += nl;
-        pl.f_s[s] = st[s].f / v;
-        pl.b_s[s] = st[s].b / v;
-        pl.w_s[s] = st[s].w / v;
-        pl.place_f_s[s] = st[s].place_f / v;
-        pl.place_b_s[s] = st[s].place_b / v;
+        if (pass > 0 || !have_links ||
+            !share_layer_comm(cl, c, lay, &memo, st, calls, (double)m, &tr_z3, act_bytes, boundaries, &lcm))
+            break;
+        if (!fold)
+            lcm.s[LAYER_ETP] = lcm.s[LAYER_TP];
     }
     int ends[2] = {0, 0}; /* the layers of the first and the last virtual stage, when they differ */
     if (c->n_layout > 0) {
@@ -798,22 +889,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     if (pl.ends_differ)
         end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, ends, &pl);
 
-    /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
-     * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each
-     * call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp */
-    const double per_layer = (double)m * md->layers / pp,
-                 moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
-    const double tp_calls = c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0;
-    /* with parallel folding half of a MoE layer's TP calls are the experts' TP group's */
-    const double k_tp = fold && md->experts > 0 ? (per_layer - 0.5 * moe_layers) * tp_calls
-                                                : per_layer * tp_calls,
-                 k_etp = fold && md->experts > 0 ? 0.5 * moe_layers * tp_calls : 0.0, k_cp = per_layer * 3.0,
-                 k_ep = md->experts > 0 ? moe_layers * 4.0 : 0.0;
     /* Traffic classes share the site links (docs/cost-model.md section 9): a stage's TP, CP, EP and
      * ZeRO-3 traffic of one micro-batch (its groups, 1/pp of all) demands its bytes over the stage's
      * compute time, a boundary its transfers over the slower neighbour's; compute times, not the
      * events' (which hold exposed traffic), so that a slower link never lowers a demand. */
-    const bool have_links = cl->n_links > 0;
     sax_traffic_t cls; /* TP, CP, EP and ZeRO-3 traffic of one micro-batch, every stage */
     double bg[SAX_MAX_LINKS][2], cap[SAX_MAX_LINKS]; /* the stages and boundaries so far (then all) */
     bool busy_links = false;                         /* whether bg is anywhere above 0 */
@@ -823,11 +902,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     }
     traffic_zero(&cls, cl->n_links);
     if (have_links) {
-        traffic_add(&cls, &lcm.tr_tp, k_tp / (double)m, cl->n_links);
-        traffic_add(&cls, &lcm.tr_etp, k_etp / (double)m, cl->n_links);
-        traffic_add(&cls, &lcm.tr_cp, k_cp / (double)m, cl->n_links);
-        if (md->experts > 0)
-            traffic_add(&cls, &lcm.tr_ep, k_ep / (double)m, cl->n_links);
+        for (int k = 0; k < LAYER_CLASSES; k++)
+            traffic_add(&cls, &lcm.tr[k], calls[k] / (double)m, cl->n_links);
         traffic_add(&cls, &tr_z3, 1.0, cl->n_links);
     }
 
@@ -835,10 +911,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
      * across the TP ranks: each sends 1/tp); and each stage's DP synchronisation after its last
      * backward, which shares the links with the traffic of the stages still computing then (itself
      * and those before it, 1F1B's cool-down) and the boundaries between them */
-    double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;
     sax_traffic_t tr_pp;
     traffic_zero(&tr_pp, cl->n_links);
-    int boundaries = v > 1 ? pp : pp - 1;
     double shard = (double)c->dp * c->cp, expert_shard = sax_candidate_expert_dp(c);
     double end[SAX_SIM_MAX_STAGES]; /* each stage's exposed DP synchronisation, then its end */
     /* the boundaries whose transfers cross site links, and one transfer's bytes on each link */
@@ -1046,18 +1120,12 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     /* cross-site traffic and link utilisation */
     sax_traffic_t all;
     traffic_zero(&all, cl->n_links);
-    traffic_add(&all, &lcm.tr_tp, k_tp, cl->n_links);
-    traffic_add(&all, &lcm.tr_etp, k_etp, cl->n_links);
-    traffic_add(&all, &lcm.tr_cp, k_cp, cl->n_links);
-    if (md->experts > 0)
-        traffic_add(&all, &lcm.tr_ep, k_ep, cl->n_links);
+    for (int k = 0; k < LAYER_CLASSES; k++) {
+        traffic_add(&all, &lcm.tr[k], calls[k], cl->n_links);
+        trace_class(trace, layer_class_dim[k], &lcm.tr[k], calls[k], cl->n_links);
+    }
     traffic_add(&all, &tr_pp, 1.0, cl->n_links);
     traffic_add(&all, &tr_dp, 1.0, cl->n_links);
-    trace_class(trace, SAX_DIM_TP, &lcm.tr_tp, k_tp, cl->n_links);
-    trace_class(trace, SAX_DIM_TP, &lcm.tr_etp, k_etp, cl->n_links);
-    trace_class(trace, SAX_DIM_CP, &lcm.tr_cp, k_cp, cl->n_links);
-    if (md->experts > 0)
-        trace_class(trace, SAX_DIM_EP, &lcm.tr_ep, k_ep, cl->n_links);
     trace_class(trace, SAX_DIM_PP, &tr_pp, 1.0, cl->n_links);
     trace_class(trace, SAX_DIM_DP, &tr_dp, 1.0, cl->n_links);
     r->cross_site_bytes_per_iteration = all.xsite_bytes;

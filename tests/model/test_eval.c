@@ -440,6 +440,55 @@ static void test_iteration_detail(void **state)
     }
 }
 
+/* A collective shares its link with the pipeline, worked by hand. Building A holds 512 GPUs, B 1024,
+ * one link of C bytes/s each way between them; TP 8, DP 32, PP 3, CP 2, order tp-dp-pp-cp (84 layers,
+ * 28 a stage; m = 512 / 32 = 16). CP is outermost: the pairs join GPU i with 768 + i, and the first
+ * one (0 and 768) crosses the link; sax counts every group of a dimension as its first one (the
+ * layout's convention, docs/cost-model.md section 9), so a CP pass (an all-gather of K and V over the
+ * pair) puts on each direction all 768 pairs' shards: 1 x 4096 tokens x 2 (K, V) x 8 KV heads x 128 /
+ * TP 8 x 2 B = 2 MiB each, b = 768 x 2 MiB = 1.61 GB. The boundary from stage 1 (GPUs 256..511, A)
+ * to stage 2 (512..767, B) crosses the link as well: 512 x 17.2 MB / 2 = 4.3 GB each way per
+ * micro-batch, over a stage's compute of a micro-batch (a few tenths of a second), more than
+ * C / 2 = 3.1 or 6.3 GB/s. So the pipeline keeps more than half of each direction and the CP pass,
+ * which alone runs at the link's speed, gets C / 2 (max-min): it takes b / (C / 2). A forward pass
+ * exposes 28 x (pass - attention) of it on every stage, the attention the same at either speed, so
+ * halving C adds 28 x b x (2 / C1 - 2 / C2) to a stage's forward CP time: 7.215 s, where a CP pass
+ * sized as alone on the link would add half that. */
+static void test_collective_shares_link_with_pipeline(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model.layers = 84;
+    fixture_h100_cluster(&p.cluster, 2, 512, 6.25e9, 5e-6);
+    p.cluster.sites[1].gpus = 1024;
+    sax_candidate_t c = base();
+    c.pp = 3;
+    c.cp = 2;
+    c.dp = 32;
+    c.order[0] = SAX_DIM_TP;
+    c.order[1] = SAX_DIM_DP;
+    c.order[2] = SAX_DIM_PP;
+    c.order[3] = SAX_DIM_CP;
+    const double C[2] = {6.25e9, 12.5e9}, b = 768.0 * 2.0 * 1048576.0;
+    double cp_fwd[2];
+    sax_iteration_detail_t *d = malloc(sizeof *d);
+    assert_non_null(d);
+    for (int k = 0; k < 2; k++) {
+        p.cluster.links[0].bw_Bps = C[k];
+        sax_result_t r;
+        sax_pipeline_t pl;
+        assert_int_equal(sax_model_eval_trace(&p, &c, scratch, &r, &pl, d), SAX_OK);
+        assert_true(r.feasible);
+        assert_true(d->link_class_bytes[0][SAX_DIM_PP][0] > 0.0);
+        cp_fwd[k] = d->fwd_comm_s[0][SAX_DIM_CP];
+    }
+    free(d);
+    double expect = 28.0 * b * (2.0 / C[0] - 2.0 / C[1]);
+    if (fabs(cp_fwd[0] - cp_fwd[1] - expect) > 1e-9 * expect)
+        fail_msg("stage 0's forward CP time grows by %.12g s, expected %.12g s", cp_fwd[0] - cp_fwd[1],
+                 expect);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -456,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_cross_site_pipeline_costs),
         cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
+        cmocka_unit_test(test_collective_shares_link_with_pipeline),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }
