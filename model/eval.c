@@ -1070,6 +1070,33 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     }
     traffic_add(&tr_dp, &tr_z3, (double)m, cl->n_links);
 
+    /* every class's bytes on the site links; an iteration lasts at least as long as its busiest link
+     * direction takes to carry them. The classes' shares can add up to less where one hid behind
+     * another's traffic without slowing it in turn (the DP synchronisation behind a last backward whose
+     * exposed collectives share its link): the difference is the link's backlog, which the
+     * synchronisation of the stage that ends the iteration waits for (docs/cost-model.md section 9). */
+    sax_traffic_t all;
+    traffic_zero(&all, cl->n_links);
+    for (int k = 0; k < LAYER_CLASSES; k++) {
+        traffic_add(&all, &lcm.tr[k], calls[k], cl->n_links);
+        trace_class(trace, layer_class_dim[k], &lcm.tr[k], calls[k], cl->n_links);
+    }
+    traffic_add(&all, &tr_pp, 1.0, cl->n_links);
+    traffic_add(&all, &tr_dp, 1.0, cl->n_links);
+    trace_class(trace, SAX_DIM_PP, &tr_pp, 1.0, cl->n_links);
+    trace_class(trace, SAX_DIM_DP, &tr_dp, 1.0, cl->n_links);
+    double drain = t_iter;
+    for (int l = 0; l < cl->n_links; l++)
+        drain = sax_max(drain, sax_max(all.link_bytes[l][0], all.link_bytes[l][1]) / cl->links[l].bw_Bps);
+    if (drain > t_iter) {
+        end[crit] += drain - t_iter;
+        if (trace != NULL) {
+            trace->dp_exposed_s[crit] += drain - t_iter;
+            trace->dp_s[crit] += drain - t_iter;
+        }
+        t_iter = drain;
+    }
+
     /* memory of the fullest GPU */
     double mem_max = 0.0;
     for (int s = 0; s < pp; s++) {
@@ -1118,16 +1145,6 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     r->comm_s[SAX_DIM_EP] = (double)m * cs->ep;
 
     /* cross-site traffic and link utilisation */
-    sax_traffic_t all;
-    traffic_zero(&all, cl->n_links);
-    for (int k = 0; k < LAYER_CLASSES; k++) {
-        traffic_add(&all, &lcm.tr[k], calls[k], cl->n_links);
-        trace_class(trace, layer_class_dim[k], &lcm.tr[k], calls[k], cl->n_links);
-    }
-    traffic_add(&all, &tr_pp, 1.0, cl->n_links);
-    traffic_add(&all, &tr_dp, 1.0, cl->n_links);
-    trace_class(trace, SAX_DIM_PP, &tr_pp, 1.0, cl->n_links);
-    trace_class(trace, SAX_DIM_DP, &tr_dp, 1.0, cl->n_links);
     r->cross_site_bytes_per_iteration = all.xsite_bytes;
     for (int l = 0; l < cl->n_links; l++) { /* the busier direction */
         r->link_bytes[l] = (float)(all.link_bytes[l][0] + all.link_bytes[l][1]);

@@ -58,6 +58,35 @@ long sax_layout_unit_of(const sax_cluster_t *cl, const sax_layout_t *lay, long r
     return start;
 }
 
+/* The bottleneck bandwidth of the widest route from site a to site b (0: none), by Dijkstra's
+ * label-setting on the narrowest link so far, which never widens along a route. */
+static double widest_bw(const sax_cluster_t *cl, int a, int b)
+{
+    double wide[SAX_MAX_SITES];
+    bool done[SAX_MAX_SITES];
+    for (int i = 0; i < cl->n_sites; i++) {
+        wide[i] = 0.0;
+        done[i] = false;
+    }
+    wide[a] = INFINITY;
+    for (int step = 0; step < cl->n_sites; step++) {
+        int x = -1;
+        for (int i = 0; i < cl->n_sites; i++)
+            if (!done[i] && wide[i] > 0.0 && (x < 0 || wide[i] > wide[x]))
+                x = i;
+        if (x < 0 || x == b)
+            break;
+        done[x] = true;
+        for (int l = 0; l < cl->n_links; l++) {
+            const sax_site_link_t *k = &cl->links[l];
+            int y = k->a == x ? k->b : k->b == x ? k->a : -1;
+            if (y >= 0 && !done[y])
+                wide[y] = fmax(wide[y], fmin(wide[x], k->bw_Bps));
+        }
+    }
+    return wide[b];
+}
+
 int sax_site_route(const sax_cluster_t *cl, int a, int b, int *links, int *dirs)
 {
     if (a == b)
@@ -68,7 +97,12 @@ int sax_site_route(const sax_cluster_t *cl, int a, int b, int *links, int *dirs)
             dirs[0] = cl->links[l].a == a ? 0 : 1;
             return 1;
         }
-    /* breadth-first over sites; among routes of equal hop count, the least latency */
+    /* the widest route (the largest bottleneck bandwidth: bulk traffic engineered onto capacity, and an
+     * added link never narrows a route); among those, breadth-first over the links at least that wide,
+     * the fewest hops, then the least latency */
+    double floor_bw = widest_bw(cl, a, b);
+    if (!(floor_bw > 0.0))
+        return -1;
     int hops[SAX_MAX_SITES], via_link[SAX_MAX_SITES], via_site[SAX_MAX_SITES];
     double lat[SAX_MAX_SITES];
     for (int i = 0; i < cl->n_sites; i++) {
@@ -83,7 +117,7 @@ int sax_site_route(const sax_cluster_t *cl, int a, int b, int *links, int *dirs)
             for (int l = 0; l < cl->n_links; l++) {
                 const sax_site_link_t *k = &cl->links[l];
                 int y = k->a == x ? k->b : k->b == x ? k->a : -1;
-                if (y < 0)
+                if (y < 0 || k->bw_Bps < floor_bw)
                     continue;
                 double t = lat[x] + k->latency_s;
                 if (hops[y] < 0 || (hops[y] == depth + 1 && t < lat[y])) {

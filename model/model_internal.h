@@ -165,7 +165,8 @@ int sax_layout_site_of_rank(const sax_cluster_t *cl, long rank);
  * last unit holds fewer than lay->unit[level] when the site is not a whole number of them. */
 long sax_layout_unit_of(const sax_cluster_t *cl, const sax_layout_t *lay, long rank, int level, long *gpus);
 
-/* Site links from site a to site b, fewest hops first, then least latency: writes the links and
+/* Site links from site a to site b: the direct link, or the widest route (largest bottleneck
+ * bandwidth), then the fewest hops, then the least latency: writes the links and
  * directions (0: links[i].a -> .b) of each hop and returns the hop count, or -1 when no route. */
 int sax_site_route(const sax_cluster_t *cl, int a, int b, int *links, int *dirs);
 

@@ -1,4 +1,4 @@
-/* test_layout.c - MoE parallel folding (Megatron-Core's --expert-tensor-parallel-size): which ranks the
+/* test_layout.c - routes between sites without a direct link, and MoE parallel folding (Megatron-Core's --expert-tensor-parallel-size): which ranks the
  * experts' groups hold, what the experts weigh per GPU, and the refusals. Expected rank sets are worked by
  * hand from Megatron-Core's expert RankGenerator (megatron/core/parallel_state.py at NVIDIA/Megatron-LM
  * d98e8a64dd: tp = etp, ep, dp = expert DP, pp, order tp-ep-dp-pp, so a stage's ranks are numbered etp
@@ -225,12 +225,66 @@ static void test_fold_optimizer_memory(void **state)
     assert_true(out.optimizer_bytes == 96e6);
 }
 
+/* Routes worked by hand on a ring of four sites A, B, C, D (links A-B, B-C, C-D, D-A; no A-C, no B-D).
+ * A to C: via B, bottleneck min(10, 100) = 10 GB/s at 20 ms, or via D, min(100, 5) = 5 GB/s at 2 ms:
+ * the wider, via B, although slower to reach; back from C the same links against their direction.
+ * With A-B at 4 GB/s, via D is the wider; at 5 GB/s both are as wide, both 2 hops, and D's 2 ms beats
+ * B's 20 ms. A direct link is always taken, however narrow (D-A at 1 GB/s). With C-D cut, C reaches D
+ * only the long way round, C-B-A-D; with D-A cut as well, not at all. */
+static void test_widest_route(void **state)
+{
+    (void)state;
+    sax_cluster_t cl;
+    fixture_h100_cluster(&cl, 4, 8, 1e9, 1e-3);
+    const int ends[4][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+    const double bw[4] = {10e9, 100e9, 100e9, 5e9}, lat[4] = {10e-3, 10e-3, 1e-3, 1e-3};
+    cl.n_links = 4;
+    for (int l = 0; l < 4; l++) {
+        cl.links[l] = cl.links[0];
+        cl.links[l].a = ends[l][0];
+        cl.links[l].b = ends[l][1];
+        cl.links[l].bw_Bps = bw[l];
+        cl.links[l].latency_s = lat[l];
+    }
+    int links[SAX_MAX_SITES], dirs[SAX_MAX_SITES];
+    assert_int_equal(sax_site_route(&cl, 0, 2, links, dirs), 2); /* via B: A-B forward, B-C forward */
+    assert_int_equal(links[0], 0);
+    assert_int_equal(dirs[0], 0);
+    assert_int_equal(links[1], 1);
+    assert_int_equal(dirs[1], 0);
+    assert_int_equal(sax_site_route(&cl, 2, 0, links, dirs), 2); /* back: C-B, B-A, against the links */
+    assert_int_equal(links[0], 1);
+    assert_int_equal(dirs[0], 1);
+    assert_int_equal(links[1], 0);
+    assert_int_equal(dirs[1], 1);
+    cl.links[0].bw_Bps = 4e9; /* A-B narrower than D-A: via D */
+    assert_int_equal(sax_site_route(&cl, 0, 2, links, dirs), 2);
+    assert_int_equal(links[0], 3);
+    assert_int_equal(dirs[0], 1);
+    assert_int_equal(links[1], 2);
+    assert_int_equal(dirs[1], 1);
+    cl.links[0].bw_Bps = 5e9; /* as wide as D-A: the same hops, the lower latency (D: 2 ms, B: 20 ms) */
+    assert_int_equal(sax_site_route(&cl, 0, 2, links, dirs), 2);
+    assert_int_equal(links[0], 3);
+    cl.links[3].bw_Bps = 1e9; /* D-A at 1 GB/s: A to D takes it all the same (a direct link) */
+    assert_int_equal(sax_site_route(&cl, 0, 3, links, dirs), 1);
+    assert_int_equal(links[0], 3);
+    cl.links[2] = cl.links[3]; /* cut C-D (the last link moves into its place): A to D, direct still, */
+    cl.n_links = 3;            /* and C to D goes the long way round, C-B-A-D, 3 hops */
+    assert_int_equal(sax_site_route(&cl, 2, 3, links, dirs), 3);
+    assert_int_equal(links[0], 1);
+    assert_int_equal(links[1], 0);
+    assert_int_equal(links[2], 2);
+    cl.n_links = 2; /* and without D-A, D is unreachable */
+    assert_int_equal(sax_site_route(&cl, 0, 3, links, dirs), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fold_ep_beyond_dp),     cmocka_unit_test(test_fold_expert_tp),
         cmocka_unit_test(test_fold_refusals),         cmocka_unit_test(test_fold_expert_weights),
-        cmocka_unit_test(test_fold_optimizer_memory),
+        cmocka_unit_test(test_fold_optimizer_memory), cmocka_unit_test(test_widest_route),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }
