@@ -414,7 +414,9 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         c->recompute_modules != 0 ? c->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
     const bool sel = c->recompute == SAX_RECOMPUTE_SELECTIVE,
                core_attn = sel && (modules >> SAX_RECOMPUTE_MODULE_CORE_ATTN & 1u),
-               norms = sel && (modules >> SAX_RECOMPUTE_MODULE_LAYERNORM & 1u);
+               norms = sel && (modules >> SAX_RECOMPUTE_MODULE_LAYERNORM & 1u),
+               mla_up = sel && (modules >> SAX_RECOMPUTE_MODULE_MLA_UP_PROJ & 1u),
+               moe_act = sel && (modules >> SAX_RECOMPUTE_MODULE_MOE_ACT & 1u);
     if (c->recompute == SAX_RECOMPUTE_FULL) {
         rc_math = fwd_math;
         rc_mem = fwd_mem;
@@ -425,6 +427,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     }
     if (norms) /* the two norms again in the backward */
         rc_mem += lc->norm_s;
+    if (mla_up) /* MLA's up-projection GEMMs again (0 without MLA) */
+        rc_math += lc->mla_up_s;
+    if (moe_act) /* the routed experts' activation function again (0 in a dense layer) */
+        rc_mem += lc->moe_act_s;
     double rc = rc_math + rc_mem;
     double f = fwd + tp_f + cp_f + ep_f;
     double b = bwd_in + rc + tp_b + rc_tp + cp_b + ep_b;
@@ -456,6 +462,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
                                                   : lc->act_bytes;
     if (norms)
         a -= lc->act_norm_bytes;
+    if (mla_up)
+        a -= lc->act_mla_up_bytes;
+    if (moe_act)
+        a -= lc->act_moe_act_bytes;
     st->act += a;
     st->act_peak_layer =
         sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);

@@ -17,24 +17,30 @@ static inline double sax_min(double a, double b) { return a < b ? a : b; }
 
 /* Per-layer costs of one micro-batch on one GPU, forward pass only (backward derives from it). */
 typedef struct {
-    double gemm_s;         /* linear layers (QKV, output projection, MLP or experts) */
-    double attn_s;         /* attention score and value products (forward) */
-    double attn_bwd_s;     /* their backward (flash attention recomputes the scores: 2.5x forward) */
-    double elem_s;         /* memory-bound kernels: norms, residuals, activations, softmax, dropout */
-    double elem_bwd_s;     /* ... in the backward pass (twice elem_s, and fp8's casts of the gradients) */
-    double flops;          /* forward FLOPs of the layer on this GPU */
-    double params;         /* parameters of the layer held by this GPU (after TP and EP) */
-    double expert_params;  /* of which routed experts: replicated over their expert-DP ranks only */
-    double act_bytes;      /* activation memory kept for backward (recompute "none") */
-    double act_sel_bytes;  /* ... with selective recomputation of the attention core */
-    double act_norm_bytes; /* of act_bytes, the two norms' outputs as the linear layers after them keep them
+    double gemm_s;           /* linear layers (QKV, output projection, MLP or experts) */
+    double attn_s;           /* attention score and value products (forward) */
+    double attn_bwd_s;       /* their backward (flash attention recomputes the scores: 2.5x forward) */
+    double elem_s;           /* memory-bound kernels: norms, residuals, activations, softmax, dropout */
+    double elem_bwd_s;       /* ... in the backward pass (twice elem_s, and fp8's casts of the gradients) */
+    double flops;            /* forward FLOPs of the layer on this GPU */
+    double params;           /* parameters of the layer held by this GPU (after TP and EP) */
+    double expert_params;    /* of which routed experts: replicated over their expert-DP ranks only */
+    double act_bytes;        /* activation memory kept for backward (recompute "none") */
+    double act_sel_bytes;    /* ... with selective recomputation of the attention core */
+    double act_norm_bytes;   /* of act_bytes, the two norms' outputs as the linear layers after them keep them
                               (recompute module layernorm frees them) */
-    double norm_s;         /* the two norms' forward kernels (part of elem_s) */
-    double act_full_bytes; /* ... with full recomputation (the layer input only) */
-    double tp_bytes;       /* bytes of one TP all-reduce (the layer's output activation) */
-    double etp_bytes;      /* the same for the routed experts' TP group (etp ranks): its tokens */
-    double ep_bytes;       /* bytes one GPU sends in one all-to-all (dispatch or combine) */
-    double cp_bytes;       /* K and V bytes one GPU passes on per ring-attention step */
+    double norm_s;           /* the two norms' forward kernels (part of elem_s) */
+    double act_mla_up_bytes; /* of act_bytes, MLA's up-projected Q, K and V less the rotary key the
+                                checkpoint keeps (recompute module mla_up_proj frees them; 0 without MLA) */
+    double mla_up_s;         /* the MLA up-projection GEMMs' forward (what mla_up_proj runs again) */
+    double act_moe_act_bytes; /* of act_bytes, the routed experts' activation outputs, the FC2 inputs
+                                 (recompute module moe_act frees them; 0 in a dense layer) */
+    double moe_act_s;         /* the routed experts' activation kernel, forward (what moe_act runs again) */
+    double act_full_bytes;    /* ... with full recomputation (the layer input only) */
+    double tp_bytes;          /* bytes of one TP all-reduce (the layer's output activation) */
+    double etp_bytes;         /* the same for the routed experts' TP group (etp ranks): its tokens */
+    double ep_bytes;          /* bytes one GPU sends in one all-to-all (dispatch or combine) */
+    double cp_bytes;          /* K and V bytes one GPU passes on per ring-attention step */
 } sax_layer_cost_t;
 
 typedef struct {

@@ -60,7 +60,10 @@ int sax_status_exit_code(sax_status_t s);
     X(SAX_RECOMPUTE_NONE, "none") X(SAX_RECOMPUTE_SELECTIVE, "selective") X(SAX_RECOMPUTE_FULL, "full")
 /* Megatron-Core's --recompute-modules under selective recomputation, those sax prices (bit i: entry i) */
 #define SAX_RECOMPUTE_MODULE_LIST(X)                                                                         \
-    X(SAX_RECOMPUTE_MODULE_CORE_ATTN, "core_attn") X(SAX_RECOMPUTE_MODULE_LAYERNORM, "layernorm")
+    X(SAX_RECOMPUTE_MODULE_CORE_ATTN, "core_attn")                                                           \
+    X(SAX_RECOMPUTE_MODULE_LAYERNORM, "layernorm")                                                           \
+    X(SAX_RECOMPUTE_MODULE_MLA_UP_PROJ, "mla_up_proj")                                                       \
+    X(SAX_RECOMPUTE_MODULE_MOE_ACT, "moe_act")
 #define SAX_DIM_LIST(X)                                                                                      \
     X(SAX_DIM_TP, "tp") X(SAX_DIM_CP, "cp") X(SAX_DIM_EP, "ep") X(SAX_DIM_PP, "pp") X(SAX_DIM_DP, "dp")
 #define SAX_LAYER_SPLIT_LIST(X)                                                                              \

@@ -105,10 +105,15 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     double gemm_s = 0.0, flops = 0.0;
 
     /* attention projections */
+    out->mla_up_s = 0.0;
     if (!is_mla(m)) {
         gemm_s += gemm(gpu, prec, 1, tok, (a * d + 2.0 * g * d) / t, h);
         flops += 2.0 * tok * h * (a * d + 2.0 * g * d) / t;
     } else {
+        /* the up-projections alone, from the query latent (or the hidden state without one) and the KV
+         * latent to every head's query and its key and value: what recompute module mla_up_proj runs again */
+        out->mla_up_s = gemm(gpu, prec, 1, tok, heads * dqk, m->q_lora_rank > 0 ? m->q_lora_rank : h) +
+                        gemm(gpu, prec, 1, tok, heads * 2.0 * d, m->kv_lora_rank);
         double q = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank * a * dqk : h * a * dqk;
         double kv = h * (m->kv_lora_rank + m->rope_head_dim) + m->kv_lora_rank * a * 2.0 * d;
         double eq_n = (q + kv) / h / t; /* an equivalent single GEMM of the same FLOPs */
@@ -176,6 +181,10 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         out->ep_bytes = group_tok * k * h * SAX_ACT_BYTES;
         out->etp_bytes = group_tok * h * SAX_ACT_BYTES;
     }
+    /* the routed experts' activation function: reads FC1's kf - 1 outputs, writes one, tok x k x ef / tp
+     * elements each on this GPU (SwiGLU: 3 x 2 B an element); what recompute module moe_act runs again */
+    const double routed_w = moe ? (double)m->top_k * m->expert_ffn_hidden : 0.0; /* per token */
+    out->moe_act_s = tok * SAX_ACT_BYTES * kf * routed_w / t / (gpu->hbm_bw_Bps * gpu->mem_eff);
 
     /* Memory-bound kernels, forward, bytes read + written per token: two norms (8h), two residual
      * adds (12h), two dropouts (10h), the activation function (kf * width elements) and, unfused, per
@@ -215,16 +224,30 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         (2.0 * bytes + cast_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_b * gpu->kernel_overhead_s;
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
-     * shrinks K and V), norms 4h, MLP 19h -> 3h + 2 kf width, scores 5 a s (per local query).
+     * shrinks K and V: 3h of QKV input and dropout mask, qkvo = (4 + 4g/a)h of Q, K, V and the output
+     * projection's input; MLA's below), norms 4h, MLP 19h -> 3h + 2 kf width, scores 5 a s (per local
+     * query).
      * With TP alone, 10h of it (norm inputs, the two GEMM inputs, dropout masks) stays replicated.
      * FP8 (Transformer Engine): each linear layer keeps its input for the weight gradient as the
      * FP8 copy it cast for the forward GEMM, 1 B instead of 2: the QKV, projection and FC1 inputs
-     * (h each) and the FC2 input (width) - 3h + width less (docs/cost-model.md section 8).
+     * (h each; MLA's projection input a x d) and the FC2 input (width) - 3h + width less
+     * (docs/cost-model.md section 8).
      * Without dropout its two masks (h each) and, unfused, the attention's mask and output (3as) go. */
-    double fp8_saved = prec == SAX_PRECISION_FP8 ? 3.0 * h + width : 0.0;
+    const bool fp8 = prec == SAX_PRECISION_FP8;
+    double qkvo = (4.0 + 4.0 * g / a) * h, proj_in = h, latents = 0.0;
+    if (is_mla(m)) {
+        /* MLA (docs/cost-model.md section 1): the attention core keeps the up-projected Q, K (a x d_qk
+         * each) and V (a x d), the output projection its input (a x d); each latent norm (query, KV) its
+         * input and the up-projection after it the norm's output (1 B as the FP8 copy), replicated over
+         * TP without SP like the layer's norms */
+        proj_in = a * d;
+        qkvo = SAX_ACT_BYTES * (a * (2.0 * dqk + d) + proj_in);
+        latents = (SAX_ACT_BYTES + (fp8 ? 1.0 : SAX_ACT_BYTES)) * ((double)m->q_lora_rank + m->kv_lora_rank);
+    }
+    double fp8_saved = fp8 ? 2.0 * h + proj_in + width : 0.0;
     double masks = drop ? 0.0 : 2.0 * h;
-    double per_tok = (7.0 + 4.0 * g / a + 4.0 + 3.0) * h + 2.0 * kf * width - fp8_saved - masks;
-    double replicated = sp ? 0.0 : 10.0 * h - masks;
+    double per_tok = 3.0 * h + qkvo + latents + (4.0 + 3.0) * h + 2.0 * kf * width - fp8_saved - masks;
+    double replicated = sp ? 0.0 : 10.0 * h - masks + latents;
     double split = per_tok - replicated;
     double scores = flash ? 0.0 : (drop ? 5.0 : 2.0) * a * s; /* flash attention keeps no score matrix */
     out->act_bytes = tok * (replicated + split / t + scores / t);
@@ -235,6 +258,14 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * (8h bytes of traffic a token, 2 in and 2 out each) in the backward */
     out->act_norm_bytes = tok * (prec == SAX_PRECISION_FP8 ? 2.0 : 4.0) * h / rep;
     out->norm_s = tok * 8.0 * h / rep / (gpu->hbm_bw_Bps * gpu->mem_eff);
+    /* Megatron-Core's mla_up_proj (multi_latent_attention.py) discards Q, K and V once the attention core
+     * has run and keeps the checkpoint's inputs: the latents (kept anyway by the up-projections) and the
+     * rotary key part k_pe (rope_head_dim a token, on every TP rank), which nothing else keeps */
+    out->act_mla_up_bytes =
+        is_mla(m) ? tok * SAX_ACT_BYTES * (a * (2.0 * dqk + d) / t - (double)m->rope_head_dim) : 0.0;
+    /* moe_act (experts.py) discards the activation's output, the FC2 input, and keeps its input (FC1's
+     * output): 2 B an element, 1 B where FP8 kept only the FC2 input's FP8 copy */
+    out->act_moe_act_bytes = tok * (fp8 ? 1.0 : SAX_ACT_BYTES) * routed_w / t;
 
     out->gemm_s = gemm_s;
     out->attn_s = attn_s;

@@ -170,6 +170,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
                     snprintf(mods + strlen(mods), sizeof mods - strlen(mods), " %s",
                              sax_recompute_module_names[m]);
             ARG(j, "--recompute-modules%s", mods);
+            if (c->recompute_modules >> SAX_RECOMPUTE_MODULE_MOE_ACT & 1u) /* Megatron needs it for moe_act */
+                ARG(j, "--moe-grouped-gemm");
         }
         break;
     case SAX_RECOMPUTE_FULL:

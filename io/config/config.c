@@ -302,6 +302,33 @@ static sax_status_t parse_fixed(cf_ctx_t *ctx, const cJSON *par, const cJSON *ne
     return SAX_OK;
 }
 
+/* Megatron-Core refuses mla_up_proj without multi-latent attention (transformer_config.py
+ * __post_init__) and moe_act without grouped-GEMM experts; sax refuses them on a model without MLA or
+ * without routed experts, whatever `recompute` (docs/cost-model.md section 1). */
+static sax_status_t check_modules(cf_ctx_t *ctx, const cJSON *par, const sax_model_desc_t *m)
+{
+    const cJSON *list = par != NULL ? cJSON_GetObjectItemCaseSensitive(par, "recompute_modules") : NULL;
+    for (int i = 0; list != NULL && i < cJSON_GetArraySize(list); i++) {
+        const cJSON *e = cJSON_GetArrayItem(list, i);
+        int mod = sax_name_lookup(sax_recompute_module_names, SAX_RECOMPUTE_MODULE_COUNT, e->valuestring);
+        const char *need =
+            mod == SAX_RECOMPUTE_MODULE_MLA_UP_PROJ && m->kv_lora_rank == 0
+                ? "multi-head latent attention (model.kv_lora_rank > 0), found model.kv_lora_rank 0"
+            : mod == SAX_RECOMPUTE_MODULE_MOE_ACT && m->experts == 0
+                ? "routed experts (model.experts > 0), found a dense model"
+                : NULL;
+        if (need == NULL)
+            continue;
+        size_t mark = cf_push_key(ctx, "parallelism");
+        cf_push_key(ctx, "recompute_modules");
+        cf_push_index(ctx, i);
+        sax_status_t st = cf_fail(ctx, "expected \"%s\" only with %s", e->valuestring, need);
+        cf_pop(ctx, mark);
+        return st;
+    }
+    return SAX_OK;
+}
+
 static int64_t total_gpus(const sax_cluster_t *c)
 {
     int64_t n = 0;
@@ -493,7 +520,8 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
                      par == NULL ? "parallelism" : "network");
         goto fail;
     }
-    if ((st = parse_fixed(&ctx, par, net, fixed)) != SAX_OK)
+    if ((st = parse_fixed(&ctx, par, net, fixed)) != SAX_OK ||
+        (st = check_modules(&ctx, par, &cfg->problem.model)) != SAX_OK)
         goto fail;
     cfg->has_candidate = par != NULL;
     if (cfg->has_candidate &&

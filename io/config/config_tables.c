@@ -344,7 +344,12 @@ static const cf_field_t parallelism_fields[] = {
          "Megatron-Core's --recompute-modules with recompute `selective`: `core_attn` recomputes the "
          "attention core (its score matrix is not kept; nothing with flash attention), `layernorm` the two "
          "norms (their outputs, the QKV and FC1 inputs, are not kept: 4h bytes a token and layer, 2h in "
-         "FP8, and the norms run again in the backward); Megatron's other modules are not priced"},
+         "FP8, and the norms run again in the backward), `mla_up_proj` MLA's up-projections (the per-head "
+         "Q, K and V are not kept, 2a(2d_qk + d)/t bytes a token less the rotary key's 2 x rope_head_dim, "
+         "and the up-projection GEMMs run again; an error without MLA), `moe_act` the routed experts' "
+         "activation function (its output, the FC2 input, is not kept: 2 top_k x expert_ffn_hidden / t "
+         "bytes a token, half in FP8, and the activation runs again; an error without experts); "
+         "Megatron's other modules are not priced"},
     BOOL_F(sax_candidate_t, sequence_parallel, "sequence_parallel", 0,
            "shard norms and dropouts along the sequence across the TP group"),
     {.key = "zero",

@@ -292,6 +292,49 @@ static void test_340b_recompute_layernorm(void **state)
     sax_dataset_free(cases, n);
 }
 
+/* Recompute modules only trade time for memory: on DeepSeek-V3 as its report runs it (MLA and MoE, FP8,
+ * DualPipe) and on the GB200 recipe (bf16, interleaved, TP 1), with HBM large enough that every set fits,
+ * adding any module to any set of them never raises the memory a GPU needs nor shortens the iteration;
+ * mla_up_proj and moe_act each free something here (both models have MLA and routed experts). */
+static void test_modules_trade_time_for_memory(void **state)
+{
+    (void)state;
+    const char *names[2] = {"deepseek-v3-2048-h800", "bridge-gb200-deepseek-v3-256"};
+    for (int k = 0; k < 2; k++) {
+        sax_case_t *cases = NULL;
+        int n = 0, i = public_case(&cases, &n, names[k]);
+        sax_problem_t pb = cases[i].config.problem;
+        sax_candidate_t c = cases[i].config.candidate;
+        pb.cluster.gpu.hbm_bytes = 1e15;
+        for (int s = 0; s < pb.cluster.n_sites; s++)
+            pb.cluster.sites[s].gpu.hbm_bytes = 1e15;
+        c.recompute = SAX_RECOMPUTE_SELECTIVE;
+        const unsigned all = (1u << SAX_RECOMPUTE_MODULE_COUNT) - 1u;
+        for (unsigned set = 1; set <= all; set++) {
+            sax_result_t base;
+            c.recompute_modules = set;
+            eval_scratch(&pb, &c, &base);
+            assert_true(base.feasible);
+            for (int m = 0; m < SAX_RECOMPUTE_MODULE_COUNT; m++) {
+                if (set >> m & 1u)
+                    continue;
+                sax_result_t more;
+                c.recompute_modules = set | 1u << m;
+                eval_scratch(&pb, &c, &more);
+                assert_true(more.feasible);
+                assert_true(more.memory_per_gpu_bytes <= base.memory_per_gpu_bytes);
+                assert_true(more.mem_activations_bytes <= base.mem_activations_bytes);
+                assert_true(more.iteration_time_s >= base.iteration_time_s);
+                if (m == SAX_RECOMPUTE_MODULE_MLA_UP_PROJ || m == SAX_RECOMPUTE_MODULE_MOE_ACT) {
+                    assert_true(more.mem_activations_bytes < base.mem_activations_bytes);
+                    assert_true(more.iteration_time_s > base.iteration_time_s);
+                }
+            }
+        }
+        sax_dataset_free(cases, n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
@@ -302,6 +345,7 @@ int main(void)
                                        cmocka_unit_test(test_bf16_moments),
                                        cmocka_unit_test(test_gb200_offload),
                                        cmocka_unit_test(test_bf16_model_without_master),
-                                       cmocka_unit_test(test_340b_recompute_layernorm)};
+                                       cmocka_unit_test(test_340b_recompute_layernorm),
+                                       cmocka_unit_test(test_modules_trade_time_for_memory)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -205,6 +205,94 @@ static void test_korthikanti_activation_memory(void **state)
     assert_within(lc.act_bytes, sbh / t * (32 + 2 * a * s / h), 1e-12);
 }
 
+/* A GPU whose GEMMs run at peak whatever their shape (no knee): a GEMM takes its FLOPs / 1e12 s. */
+static const sax_gpu_t flat_gpu = {.peak_flops_bf16 = 1e12,
+                                   .peak_flops_fp8 = 2e12,
+                                   .hbm_bytes = 1e9,
+                                   .hbm_bw_Bps = 1e9,
+                                   .gemm_eff_max = 1.0,
+                                   .gemm_eff_half_ai = 0.0,
+                                   .mem_eff = 1.0};
+
+/* A small MLA model counted by hand (DeepSeek-V2 arXiv 2405.04434 section 2.1 shapes): h 8, 2 heads,
+ * d 2 (value and non-rotary query/key), rope 1 (so d_qk = 3), q_lora 4, kv_lora 2, SwiGLU f 8, dense;
+ * s 4, b 1, bf16, flash attention, no dropout: 4 tokens.
+ * Bytes a token Megatron-Core keeps for the backward (2 B an element), tp 1:
+ *   input norm: its input 16; the down-projections: their input (the norm's output) 16;
+ *   query latent norm: input 8, output (the Q up-projection's input) 8; KV latent norm: 4 and 4;
+ *   the attention core: Q 2 x 2 x 3 = 12, K 12, V 2 x 2 x 2 = 8; the output projection's input 8;
+ *   MLP norm: input 16; FC1 input 16; SwiGLU input (FC1's output, 2f) 32; FC2 input (f) 16
+ *   -> 176 B a token, 704 B for the 4 tokens.
+ * mla_up_proj (multi_latent_attention.py, CheckpointWithoutOutput) drops Q, K and V (32 B) and keeps the
+ * rotary key k_pe it takes as input (1 element, 2 B): 30 B a token, 120 B. With tp 2 the heads split:
+ * Q, K, V 16 B a token, k_pe still whole: 14 B a token, 56 B.
+ * Recomputed in the backward: the Q up-projection 2 x 4 tokens x (2 x 3) x 4 = 192 FLOP and the KV one
+ * 2 x 4 x (2 x 2 x 2) x 2 = 128 FLOP: 320 FLOP at 1e12 FLOP/s = 320 ps (tp 2: 160 ps). */
+static void test_mla_up_proj_by_hand(void **state)
+{
+    (void)state;
+    const sax_model_desc_t mla = {.name = "tiny-mla",
+                                  .layers = 2,
+                                  .hidden = 8,
+                                  .ffn_hidden = 8,
+                                  .heads = 2,
+                                  .kv_heads = 2,
+                                  .vocab = 10,
+                                  .seq_len = 4,
+                                  .ffn_act = SAX_FFN_SWIGLU,
+                                  .head_dim = 2,
+                                  .rope_head_dim = 1,
+                                  .q_lora_rank = 4,
+                                  .kv_lora_rank = 2};
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    sax_layer_cost_t lc;
+    sax_layer_cost(&mla, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
+    assert_within(lc.act_bytes, 704.0, 1e-12);
+    assert_within(lc.act_mla_up_bytes, 120.0, 1e-12);
+    assert_within(lc.mla_up_s, 320e-12, 1e-9);
+    assert_true(lc.act_moe_act_bytes == 0.0 && lc.moe_act_s == 0.0); /* a dense layer */
+    sax_layer_cost(&mla, &flat_gpu, &tr, 2, 1, 1, 2, 1, true, false, &lc);
+    assert_within(lc.act_mla_up_bytes, 56.0, 1e-12);
+    assert_within(lc.mla_up_s, 160e-12, 1e-9);
+    /* DeepSeek-V3 (128 heads, d 128, rope 64): 2 x (128 x (2 x 192 + 128) - 64) = 130,944 B a token,
+     * x 4096 tokens = 536,346,624 B a layer and micro-batch at tp 1 */
+    sax_layer_cost(&dsv3, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, true, &lc);
+    assert_within(lc.act_mla_up_bytes, 536346624.0, 1e-12);
+    /* no MLA, nothing to free */
+    sax_layer_cost(&tiny, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
+    assert_true(lc.act_mla_up_bytes == 0.0 && lc.mla_up_s == 0.0);
+}
+
+/* moe_act (experts.py: the grouped MLP's activation under CheckpointWithoutOutput) on a small MoE layer:
+ * the tiny model's attention (h 4) with 4 routed experts of width 6, top 2, SwiGLU, no shared expert;
+ * s 8, b 1: 8 tokens, 16 routed copies. The activation's output, the FC2 input, is 6 elements a copy:
+ * 16 x 6 x 2 B = 192 B freed (tp = etp 2: each GPU holds half of every expert's width, 96 B; fp8: the
+ * FC2 kept its 1-byte copy, 96 B at tp 1). Recomputing it reads FC1's two outputs and writes one:
+ * 16 x 6 x 3 x 2 B = 576 B of HBM at 1e9 B/s = 576 ns (tp 2: 288 ns). */
+static void test_moe_act_by_hand(void **state)
+{
+    (void)state;
+    sax_model_desc_t moe = tiny;
+    moe.ffn_act = SAX_FFN_SWIGLU;
+    moe.experts = 4;
+    moe.top_k = 2;
+    moe.expert_ffn_hidden = 6;
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    sax_layer_cost_t lc;
+    sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, true, &lc);
+    assert_within(lc.act_moe_act_bytes, 192.0, 1e-12);
+    assert_within(lc.moe_act_s, 576e-9, 1e-9);
+    sax_layer_cost(&moe, &flat_gpu, &tr, 2, 1, 1, 2, 1, true, true, &lc);
+    assert_within(lc.act_moe_act_bytes, 96.0, 1e-12);
+    assert_within(lc.moe_act_s, 288e-9, 1e-9);
+    tr.precision = SAX_PRECISION_FP8;
+    sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, true, &lc);
+    assert_within(lc.act_moe_act_bytes, 96.0, 1e-12);
+    /* a dense layer of the same model has no routed experts */
+    sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
+    assert_true(lc.act_moe_act_bytes == 0.0 && lc.moe_act_s == 0.0);
+}
+
 /* GEMM model (gemm.c): AI = 2mnk / (2(mk + kn + mn)); for m = n = k = 1000, AI = 1000/3 FLOP/B;
  * with eff_max 0.9 and AI_half 1000/3, eff = 0.45 and time = 2e9 / (1e12 x 0.45). */
 /* ZeRO shards routed experts over their replicas only. A stage holding 10e9 parameters per GPU of
@@ -316,6 +404,8 @@ int main(void)
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),
         cmocka_unit_test(test_zero_shards_experts_over_their_replicas),
+        cmocka_unit_test(test_mla_up_proj_by_hand),
+        cmocka_unit_test(test_moe_act_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -642,8 +642,20 @@ static void test_recompute_modules(void **state)
     snprintf(text, sizeof text, fmt, "[\"layernorm\", \"mlp\"]");
     assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(
-        err.text, "inline: parallelism.recompute_modules[1]: expected one of \"core_attn\", \"layernorm\" "
-                  "(the modules sax prices), found \"mlp\""));
+        err.text, "inline: parallelism.recompute_modules[1]: expected one of \"core_attn\", \"layernorm\", "
+                  "\"mla_up_proj\", \"moe_act\" (the modules sax prices), found \"mlp\""));
+    /* Megatron-Core refuses mla_up_proj without multi-latent attention; moe_act is refused without experts */
+    snprintf(text, sizeof text, fmt, "[\"layernorm\", \"mla_up_proj\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text,
+                           "inline: parallelism.recompute_modules[1]: expected \"mla_up_proj\" only "
+                           "with multi-head latent attention (model.kv_lora_rank > 0), found "
+                           "model.kv_lora_rank 0"));
+    snprintf(text, sizeof text, fmt, "[\"moe_act\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text,
+                           "inline: parallelism.recompute_modules[0]: expected \"moe_act\" only with "
+                           "routed experts (model.experts > 0), found a dense model"));
     snprintf(text, sizeof text, fmt, "[\"layernorm\", \"layernorm\"]");
     assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
     assert_non_null(strstr(err.text, "expected each module once, found \"layernorm\" twice"));
