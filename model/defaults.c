@@ -43,6 +43,7 @@ void sax_training_set_defaults(sax_training_t *t)
     t->grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
     t->optimizer_moments_dtype = SAX_GRAD_DTYPE_FP32;
     t->master_weights = true;
+    t->moe_token_dispatcher = SAX_MOE_DISPATCHER_ALLTOALL;
 }
 
 double sax_grad_bytes(const sax_training_t *t)

@@ -401,14 +401,17 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double cp_f = sax_max(0.0, call[LAYER_CP] - lc->attn_s),
            cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
-    if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) { /* DualPipe hides all-to-all behind the other
-                                                          direction's compute */
-        ep_f = sax_max(0.0, ep_f - fwd);
-        ep_b = sax_max(0.0, ep_b - 2.0 * fwd);
-    }
     double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
-    double wgt = lc->gemm_s;            /* weight gradients */
+    if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) {
+        /* DualPipe runs a forward and a backward chunk of two micro-batches together: the forward's
+         * all-to-alls hide behind the backward's compute and the backward's behind the forward's
+         * (DeepSeek-V3 report, Figure 4). The pair then takes max(fwd, its all-to-alls) + max(bwd,
+         * its all-to-alls): more compute on either side never shortens it. */
+        ep_f = sax_max(0.0, ep_f - bwd_in);
+        ep_b = sax_max(0.0, ep_b - fwd);
+    }
+    double wgt = lc->gemm_s; /* weight gradients */
     double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
     const unsigned modules =
         c->recompute_modules != 0 ? c->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;

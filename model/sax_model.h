@@ -80,6 +80,9 @@ int sax_status_exit_code(sax_status_t s);
 #define SAX_COMPRESSION_LIST(X)                                                                              \
     X(SAX_COMPRESSION_NONE, "none") X(SAX_COMPRESSION_BF16, "bf16") X(SAX_COMPRESSION_FP8, "fp8")
 #define SAX_GRAD_DTYPE_LIST(X) X(SAX_GRAD_DTYPE_FP32, "fp32") X(SAX_GRAD_DTYPE_BF16, "bf16")
+/* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one over DeepEP */
+#define SAX_MOE_DISPATCHER_LIST(X)                                                                           \
+    X(SAX_MOE_DISPATCHER_ALLTOALL, "alltoall") X(SAX_MOE_DISPATCHER_FLEX, "flex")
 /* The collectives and point-to-point operations the model times (nccl-tests' names). */
 #define SAX_COLL_OP_LIST(X)                                                                                  \
     X(SAX_OP_ALL_REDUCE, "all_reduce")                                                                       \
@@ -115,6 +118,7 @@ typedef enum { SAX_TRANSPORT_LIST(SAX_ENUM_MEMBER) SAX_TRANSPORT_COUNT } sax_tra
 typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_algorithm_t;
 typedef enum { SAX_COMPRESSION_LIST(SAX_ENUM_MEMBER) SAX_COMPRESSION_COUNT } sax_compression_t;
 typedef enum { SAX_GRAD_DTYPE_LIST(SAX_ENUM_MEMBER) SAX_GRAD_DTYPE_COUNT } sax_grad_dtype_t;
+typedef enum { SAX_MOE_DISPATCHER_LIST(SAX_ENUM_MEMBER) SAX_MOE_DISPATCHER_COUNT } sax_moe_dispatcher_t;
 typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER) SAX_COLL_OP_COUNT } sax_coll_op_t;
 typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
 #undef SAX_ENUM_MEMBER
@@ -131,6 +135,7 @@ extern const char *const sax_transport_names[SAX_TRANSPORT_COUNT];
 extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
 extern const char *const sax_compression_names[SAX_COMPRESSION_COUNT];
 extern const char *const sax_grad_dtype_names[SAX_GRAD_DTYPE_COUNT];
+extern const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT];
 extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
 extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
 extern const char *const sax_infeasible_messages[SAX_INFEASIBLE_COUNT];
@@ -180,6 +185,10 @@ typedef struct {
                             default); false: the optimizer updates the bf16 weights themselves (PyTorch's
                             Adam on a bf16 model, NeMo AutoModel's default). Config key
                             training.master_weights */
+    sax_moe_dispatcher_t moe_token_dispatcher; /* how MoE tokens reach their experts: Megatron-Core's
+                                                  all-to-all dispatcher (the default) or its flex
+                                                  dispatcher over DeepEP. Config key
+                                                  training.moe_token_dispatcher */
 } sax_training_t;
 
 /* Bytes of one gradient element as reduced (and stored as the main gradient). */

@@ -142,6 +142,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     flops += attn_flops;
 
     /* MLP, or routed + shared experts; `width` is the FFN width one token passes through */
+    double perm = 0.0;                   /* the MoE token dispatcher's copies, bytes each way */
     double width, params, fc_rows = 1.0; /* fc_rows: the MLP's input rows a token makes here (its top_k
                                               routed copies, etp/tp of them on this GPU, and one for the
                                               shared experts under MoE) */
@@ -178,7 +179,29 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         params =
             (ps.per_layer_attn + ps.per_moe_shared) / t + ps.per_moe_router + ps.per_moe_routed / (e * et);
         out->expert_params = ps.per_moe_routed / (e * et);
-        out->ep_bytes = group_tok * k * h * SAX_ACT_BYTES;
+        /* Megatron-Core's token dispatchers (megatron/core/transformer/moe/token_dispatcher.py at
+         * d98e8a64dd) copy the routed tokens in HBM around the two all-to-alls, bf16, 2 B an element,
+         * and the backward moves the gradients back through the same copies. The all-to-all one
+         * (MoEAlltoAllTokenDispatcher) permutes the tokens into expert order before the dispatch, one
+         * copy per routed expert (k h elements read and k h written a token), and, with more than one
+         * local expert, sorts the received chunks by expert after it (the same again); the combine
+         * undoes both, its last step weighting the k copies by their router probabilities and summing
+         * them into one (k h read, h written). Its all-to-all carries the k copies. The flex one over
+         * DeepEP (MoEFlexTokenDispatcher) sends a token once to each GPU that holds one of its experts
+         * and permutes the received tokens once, into expert order, and back before the combine. With
+         * k of E experts drawn at random, a GPU holding E / ep of them misses a token with probability
+         * C(E - E/ep, k) / C(E, k). Per token of this GPU: k etp / tp copies. */
+        double copies = k * et / t, sends = k;
+        bool flex = tr->moe_token_dispatcher == SAX_MOE_DISPATCHER_FLEX;
+        if (flex) {
+            double miss = 1.0, E = m->experts, per_gpu = E / e;
+            for (int i = 0; i < m->top_k; i++)
+                miss *= sax_max(0.0, E - per_gpu - i) / (E - i);
+            sends = e * (1.0 - miss);
+        }
+        double copy_passes = flex ? 3.0 : 3.0 + (local_experts > 1.0 ? 4.0 : 0.0);
+        perm = tok * h * SAX_ACT_BYTES * (copies * copy_passes + et / t);
+        out->ep_bytes = group_tok * sends * h * SAX_ACT_BYTES;
         out->etp_bytes = group_tok * h * SAX_ACT_BYTES;
     }
     /* the routed experts' activation function: reads FC1's kf - 1 outputs, writes one, tok x k x ef / tp
@@ -219,9 +242,10 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * (4 forward, 4 backward); TP its collectives (timed as communication, not here). */
     double kern_f = 11.0 + (moe ? 4.0 : 0.0) + (prec == SAX_PRECISION_FP8 ? 4.0 : 0.0);
     double kern_b = 20.0 + (moe ? 4.0 : 0.0) + (prec == SAX_PRECISION_FP8 ? 4.0 : 0.0);
-    out->elem_s = (bytes + cast_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_f * gpu->kernel_overhead_s;
+    out->elem_s =
+        (bytes + cast_fwd + perm) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_f * gpu->kernel_overhead_s;
     out->elem_bwd_s =
-        (2.0 * bytes + cast_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_b * gpu->kernel_overhead_s;
+        (2.0 * bytes + cast_bwd + perm) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_b * gpu->kernel_overhead_s;
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
      * shrinks K and V: 3h of QKV input and dropout mask, qkvo = (4 + 4g/a)h of Q, K, V and the output

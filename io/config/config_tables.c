@@ -138,6 +138,14 @@ static const cf_field_t training_fields[] = {
         "the optimizer keeps an fp32 master copy of the weights (4 B a parameter; mixed-precision training); "
         "false: it updates the bf16 weights themselves (PyTorch's Adam on a bf16 model, NeMo AutoModel's "
         "default torch_dtype)"),
+    ENUM_F(
+        sax_training_t, moe_token_dispatcher, "moe_token_dispatcher", sax_moe_dispatcher_names,
+        SAX_MOE_DISPATCHER_COUNT, CF_MODEL, 0,
+        "how MoE tokens reach their experts (Megatron-Core's --moe-token-dispatcher-type): `alltoall`, an "
+        "all-to-all that carries one copy of a token per routed expert, with the tokens permuted into "
+        "expert order before it and sorted by local expert after it (and back); `flex` (with "
+        "--moe-enable-deepep: DeepEP, as NeMo AutoModel and Megatron-Bridge's DeepEP recipes run), one copy "
+        "per destination GPU, permuted once after it (docs/cost-model.md section 5)"),
 };
 const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
                                           COUNT(training_fields)};

@@ -489,6 +489,63 @@ static void test_collective_shares_link_with_pipeline(void **state)
                  expect);
 }
 
+/* A slower GPU never makes an iteration faster, under DualPipe too, where a MoE layer's all-to-alls hide
+ * behind the other direction's compute: a forward and a backward chunk together take max(forward,
+ * all-to-all) + max(backward, all-to-all) (docs/cost-model.md section 6). A 32-layer MoE (64 experts,
+ * top-8) on the two buildings, EP 64 over eight nodes, PP 4, its HBM bandwidth and its peak FLOP/s
+ * lowered in steps, each alone and both together: the iteration time never drops. */
+static void test_dualpipe_monotone_in_gpu(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model = (sax_model_desc_t){.name = "moe32",
+                                 .layers = 32,
+                                 .hidden = 4096,
+                                 .ffn_hidden = 14336,
+                                 .heads = 32,
+                                 .kv_heads = 8,
+                                 .vocab = 32000,
+                                 .seq_len = 4096,
+                                 .ffn_act = SAX_FFN_SWIGLU,
+                                 .experts = 64,
+                                 .top_k = 8,
+                                 .expert_ffn_hidden = 1408};
+    p.training.global_batch = 4096;
+    sax_candidate_t c = base();
+    c.tp = 1;
+    c.pp = 4;
+    c.dp = 512;
+    c.ep = 64;
+    c.schedule = SAX_SCHEDULE_DUALPIPE;
+    c.sequence_parallel = false;
+    for (int what = 0; what < 3; what++) {
+        double prev = 0.0;
+        for (int step = 0; step < 8; step++) {
+            double k = 1.0 - 0.1 * step;
+            sax_problem_t q = p;
+            for (int s = 0; s < q.cluster.n_sites; s++) {
+                sax_gpu_t *g = &q.cluster.sites[s].gpu;
+                if (what != 1)
+                    g->hbm_bw_Bps *= k;
+                if (what != 0) {
+                    g->peak_flops_bf16 *= k;
+                    g->peak_flops_fp8 *= k;
+                }
+            }
+            q.cluster.gpu = q.cluster.sites[0].gpu;
+            sax_result_t r = fixture_eval(&q, &c);
+            assert_true(r.feasible);
+            if (r.iteration_time_s < prev * (1.0 - 1e-12))
+                fail_msg("slower GPUs (%s x %.1f): %.9g s after %.9g s",
+                         what == 0   ? "HBM"
+                         : what == 1 ? "FLOP/s"
+                                     : "both",
+                         k, r.iteration_time_s, prev);
+            prev = r.iteration_time_s;
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
+        cmocka_unit_test(test_dualpipe_monotone_in_gpu),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }

@@ -293,6 +293,38 @@ static void test_moe_act_by_hand(void **state)
     assert_true(lc.act_moe_act_bytes == 0.0 && lc.moe_act_s == 0.0);
 }
 
+/* The MoE token dispatchers' copies and sends, by hand (docs/cost-model.md section 5): the tiny model
+ * with 8 routed experts of width 6, top-2, one micro-batch of 8 tokens, h = 4, on 1 GB/s of HBM, EP 4
+ * (2 local experts a GPU). Copies, 2 B an element, per token: the all-to-all dispatcher permutes
+ * (2k h), sorts by local expert and back (4k h), and unpermutes (k h read, h written): 15 h = 120 B,
+ * 960 B for the 8 tokens; the flex one permutes once and back: 7 h, 448 B. So the all-to-all one
+ * spends 512 B more each way, 512 ns at 1 GB/s. Sends: the all-to-all carries k = 2 copies a token,
+ * 8 x 2 x 4 x 2 B = 128 B; the flex one one per GPU hit, and a GPU (2 of the 8 experts) misses both
+ * picks with probability 6/8 x 5/7 = 15/28, so 4 x 13/28 = 13/7 GPUs a token: 832/7 B. With EP 8 (one
+ * expert a GPU) there is nothing to sort and both picks land on different GPUs: the two agree. */
+static void test_moe_token_dispatchers_by_hand(void **state)
+{
+    (void)state;
+    sax_model_desc_t moe = tiny;
+    moe.ffn_act = SAX_FFN_SWIGLU;
+    moe.experts = 8;
+    moe.top_k = 2;
+    moe.expert_ffn_hidden = 6;
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    sax_layer_cost_t a2a, flex;
+    for (int ep = 4; ep <= 8; ep += 4) {
+        tr.moe_token_dispatcher = SAX_MOE_DISPATCHER_ALLTOALL;
+        sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, ep, 1, 1, false, true, &a2a);
+        tr.moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX;
+        sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, ep, 1, 1, false, true, &flex);
+        double extra = ep == 4 ? 512e-9 : 0.0;
+        assert_within(a2a.elem_s - flex.elem_s + 1.0, 1.0 + extra, 1e-12);
+        assert_within(a2a.elem_bwd_s - flex.elem_bwd_s + 1.0, 1.0 + extra, 1e-12);
+        assert_within(a2a.ep_bytes, 128.0, 1e-12);
+        assert_within(flex.ep_bytes, ep == 4 ? 832.0 / 7.0 : 128.0, 1e-12);
+    }
+}
+
 /* GEMM model (gemm.c): AI = 2mnk / (2(mk + kn + mn)); for m = n = k = 1000, AI = 1000/3 FLOP/B;
  * with eff_max 0.9 and AI_half 1000/3, eff = 0.45 and time = 2e9 / (1e12 x 0.45). */
 /* ZeRO shards routed experts over their replicas only. A stage holding 10e9 parameters per GPU of
@@ -406,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_zero_shards_experts_over_their_replicas),
         cmocka_unit_test(test_mla_up_proj_by_hand),
         cmocka_unit_test(test_moe_act_by_hand),
+        cmocka_unit_test(test_moe_token_dispatchers_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
