@@ -80,6 +80,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         ARG(j, "--expert-model-parallel-size %d", c->ep);
     if (p->model.experts > 0 && c->etp > 0)
         ARG(j, "--expert-tensor-parallel-size %d", c->etp);
+    if (p->model.experts > 0)
+        ARG(j, "--moe-token-dispatcher-type %s", sax_moe_dispatcher_names[p->training.moe_token_dispatcher]);
     ARG(j, "--micro-batch-size %d", c->micro_batch);
     ARG(j, "--global-batch-size %lld", (long long)p->training.global_batch);
     if (c->sequence_parallel && c->tp > 1)

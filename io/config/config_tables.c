@@ -143,9 +143,9 @@ static const cf_field_t training_fields[] = {
         SAX_MOE_DISPATCHER_COUNT, CF_MODEL, 0,
         "how MoE tokens reach their experts (Megatron-Core's --moe-token-dispatcher-type): `alltoall`, an "
         "all-to-all that carries one copy of a token per routed expert, with the tokens permuted into "
-        "expert order before it and sorted by local expert after it (and back); `flex` (with "
-        "--moe-enable-deepep: DeepEP, as NeMo AutoModel and Megatron-Bridge's DeepEP recipes run), one copy "
-        "per destination GPU, permuted once after it (docs/cost-model.md section 5)"),
+        "expert order before it and sorted by local expert after it (and back); `flex` (whose default "
+        "backend is DeepEP, as NeMo AutoModel runs its MoE models), one copy per destination GPU, permuted "
+        "once after it (docs/cost-model.md section 5.7)"),
 };
 const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
                                           COUNT(training_fields)};
