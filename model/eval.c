@@ -20,6 +20,21 @@ typedef struct {
     int layers;
 } stage_t;
 
+/* A stage's sums over its layers: `n` layers like `layer` (their per-layer sums; the working set is
+ * one layer's) set them (`first`) or add to them. */
+static void stage_layers(stage_t *st, const stage_t *layer, double n, bool first)
+{
+    double *const dst[] = {&st->f,  &st->b,  &st->w,  &st->place_f, &st->place_b,       &st->comp, &st->tp,
+                           &st->cp, &st->ep, &st->z3, &st->params,  &st->expert_params, &st->act};
+    const double src[] = {
+        layer->f,  layer->b,  layer->w,  layer->place_f, layer->place_b,       layer->comp, layer->tp,
+        layer->cp, layer->ep, layer->z3, layer->params,  layer->expert_params, layer->act};
+    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
+        *dst[i] = (first ? 0.0 : *dst[i]) + n * src[i];
+    double peak = n > 0 ? layer->act_peak_layer : 0.0;
+    st->act_peak_layer = first ? peak : sax_max(st->act_peak_layer, peak);
+}
+
 /* per GPU type: layer costs */
 typedef struct {
     const sax_gpu_t *gpu;
@@ -797,38 +812,11 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
             add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, &one, &part_one);
             many = one;
-            st[s].f = n_dense * one.f;
-            st[s].b = n_dense * one.b;
-            st[s].w = n_dense * one.w;
-            st[s].place_f = n_dense * one.place_f;
-            st[s].place_b = n_dense * one.place_b;
-            st[s].comp = n_dense * one.comp;
-            st[s].tp = n_dense * one.tp;
-            st[s].cp = n_dense * one.cp;
-            st[s].ep = n_dense * one.ep;
-            st[s].z3 = n_dense * one.z3;
-            st[s].params = n_dense * one.params;
-            st[s].expert_params = n_dense * one.expert_params;
-            st[s].act = n_dense * one.act;
-            st[s].act_peak_layer = n_dense > 0 ? one.act_peak_layer : 0.0;
+            stage_layers(&st[s], &one, n_dense, true);
             if (nl > n_dense) {
                 memset(&many, 0, sizeof many);
                 add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, &many, &part_many);
-                double k = nl - n_dense;
-                st[s].f += k * many.f;
-                st[s].b += k * many.b;
-                st[s].w += k * many.w;
-                st[s].place_f += k * many.place_f;
-                st[s].place_b += k * many.place_b;
-                st[s].comp += k * many.comp;
-                st[s].tp += k * many.tp;
-                st[s].cp += k * many.cp;
-                st[s].ep += k * many.ep;
-                st[s].z3 += k * many.z3;
-                st[s].params += k * many.params;
-                st[s].expert_params += k * many.expert_params;
-                st[s].act += k * many.act;
-                st[s].act_peak_layer = sax_max(st[s].act_peak_layer, many.act_peak_layer);
+                stage_layers(&st[s], &many, nl - n_dense, false);
             }
             /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):
          * the activations of the first n layers go to host memory after their forward (section 8) */
