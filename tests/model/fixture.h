@@ -29,6 +29,24 @@ static inline int fixture_teardown(void **state)
     return 0;
 }
 
+/* A Mixtral-shaped mixture of experts (Mistral 7B's attention and sizes: 32 layers, h 4096, 32 heads, 8 KV
+ * heads, sequence 4096) with `experts` SwiGLU experts of width `width`, top-k routed. */
+static inline sax_model_desc_t fixture_moe_model(int experts, int top_k, int width)
+{
+    return (sax_model_desc_t){.name = "mixtral-like",
+                              .layers = 32,
+                              .hidden = 4096,
+                              .ffn_hidden = 14336,
+                              .heads = 32,
+                              .kv_heads = 8,
+                              .vocab = 32000,
+                              .seq_len = 4096,
+                              .ffn_act = SAX_FFN_SWIGLU,
+                              .experts = experts,
+                              .top_k = top_k,
+                              .expert_ffn_hidden = width};
+}
+
 /* sax_model_eval, which must return SAX_OK (the candidate may still be infeasible). */
 static inline sax_result_t fixture_eval(const sax_problem_t *p, const sax_candidate_t *c)
 {

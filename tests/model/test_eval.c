@@ -498,18 +498,7 @@ static void test_dualpipe_monotone_in_gpu(void **state)
 {
     (void)state;
     sax_problem_t p = problem;
-    p.model = (sax_model_desc_t){.name = "moe32",
-                                 .layers = 32,
-                                 .hidden = 4096,
-                                 .ffn_hidden = 14336,
-                                 .heads = 32,
-                                 .kv_heads = 8,
-                                 .vocab = 32000,
-                                 .seq_len = 4096,
-                                 .ffn_act = SAX_FFN_SWIGLU,
-                                 .experts = 64,
-                                 .top_k = 8,
-                                 .expert_ffn_hidden = 1408};
+    p.model = fixture_moe_model(64, 8, 1408);
     p.training.global_batch = 4096;
     sax_candidate_t c = base();
     c.tp = 1;

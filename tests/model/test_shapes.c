@@ -404,18 +404,7 @@ static void test_partial_unit_moe(void **state)
     sax_config_t cfg;
     load("partial-pod-16k.json", &cfg);
     sax_problem_t p = cfg.problem;
-    p.model = (sax_model_desc_t){.name = "mixtral-like",
-                                 .layers = 32,
-                                 .hidden = 4096,
-                                 .ffn_hidden = 14336,
-                                 .heads = 32,
-                                 .kv_heads = 8,
-                                 .vocab = 32000,
-                                 .seq_len = 4096,
-                                 .ffn_act = SAX_FFN_SWIGLU,
-                                 .experts = 8,
-                                 .top_k = 2,
-                                 .expert_ffn_hidden = 14336};
+    p.model = fixture_moe_model(8, 2, 14336);
     p.training.global_batch = 4096;
     p.cluster.tiers[1].oversubscription = 28.0;
     sax_candidate_t c = cfg.candidate;
