@@ -22,6 +22,10 @@ void sax_gpu_set_defaults(sax_gpu_t *gpu)
     /* fitted jointly with the other efficiencies to the published runs it goes to 0 (docs/cost-model.md
      * section 2): those runs' layers are long enough for a few microseconds a kernel not to show */
     gpu->kernel_overhead_s = 0.0;
+    /* no measured attention kernel: attention runs at the GEMM curve's efficiency (docs/cost-model.md
+     * section 2); the H100 and H200 presets carry measured ones */
+    for (int i = 0; i < SAX_ATTN_BACKEND_COUNT; i++)
+        gpu->attn_eff[i] = 0.0;
 }
 
 void sax_training_set_defaults(sax_training_t *t)
@@ -44,6 +48,7 @@ void sax_training_set_defaults(sax_training_t *t)
     t->optimizer_moments_dtype = SAX_GRAD_DTYPE_FP32;
     t->master_weights = true;
     t->moe_token_dispatcher = SAX_MOE_DISPATCHER_ALLTOALL;
+    t->attention_backend = SAX_ATTN_FUSED; /* Megatron-LM with Transformer Engine on Hopper and later */
 }
 
 double sax_grad_bytes(const sax_training_t *t)

@@ -83,6 +83,11 @@ int sax_status_exit_code(sax_status_t s);
 /* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one over DeepEP */
 #define SAX_MOE_DISPATCHER_LIST(X)                                                                           \
     X(SAX_MOE_DISPATCHER_ALLTOALL, "alltoall") X(SAX_MOE_DISPATCHER_FLEX, "flex")
+/* The flash-attention kernel a run uses (Megatron-LM's --attention-backend): Transformer Engine's cuDNN
+ * fused attention, or Dao's FlashAttention-1 (and the Triton kernels of its generation), -2 or -3 */
+#define SAX_ATTN_BACKEND_LIST(X)                                                                             \
+    X(SAX_ATTN_FUSED, "fused")                                                                               \
+    X(SAX_ATTN_FLASH1, "flash1") X(SAX_ATTN_FLASH2, "flash2") X(SAX_ATTN_FLASH3, "flash3")
 /* The collectives and point-to-point operations the model times (nccl-tests' names). */
 #define SAX_COLL_OP_LIST(X)                                                                                  \
     X(SAX_OP_ALL_REDUCE, "all_reduce")                                                                       \
@@ -119,6 +124,7 @@ typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_alg
 typedef enum { SAX_COMPRESSION_LIST(SAX_ENUM_MEMBER) SAX_COMPRESSION_COUNT } sax_compression_t;
 typedef enum { SAX_GRAD_DTYPE_LIST(SAX_ENUM_MEMBER) SAX_GRAD_DTYPE_COUNT } sax_grad_dtype_t;
 typedef enum { SAX_MOE_DISPATCHER_LIST(SAX_ENUM_MEMBER) SAX_MOE_DISPATCHER_COUNT } sax_moe_dispatcher_t;
+typedef enum { SAX_ATTN_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_ATTN_BACKEND_COUNT } sax_attn_backend_t;
 typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER) SAX_COLL_OP_COUNT } sax_coll_op_t;
 typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
 #undef SAX_ENUM_MEMBER
@@ -136,6 +142,7 @@ extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
 extern const char *const sax_compression_names[SAX_COMPRESSION_COUNT];
 extern const char *const sax_grad_dtype_names[SAX_GRAD_DTYPE_COUNT];
 extern const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT];
+extern const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT];
 extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
 extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
 extern const char *const sax_infeasible_messages[SAX_INFEASIBLE_COUNT];
@@ -189,6 +196,9 @@ typedef struct {
                                                   all-to-all dispatcher (the default) or its flex
                                                   dispatcher over DeepEP. Config key
                                                   training.moe_token_dispatcher */
+    sax_attn_backend_t attention_backend;      /* the flash-attention kernel: cuDNN's fused attention through
+                                             Transformer Engine (the default), FlashAttention-1, -2 or -3.
+                                             Config key training.attention_backend */
 } sax_training_t;
 
 /* Bytes of one gradient element as reduced (and stored as the main gradient). */
@@ -211,7 +221,9 @@ typedef struct {
     double kernel_overhead_s; /* what each kernel costs beyond its work: launch gap, ramp-up, tail */
     double gemm_eff_half_ai;  /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
     double mem_eff;           /* fraction of HBM bandwidth memory-bound kernels reach */
-    double reserved_bytes;    /* HBM not available to the model (CUDA context, allocator, NCCL) */
+    double attn_eff[SAX_ATTN_BACKEND_COUNT]; /* fraction of the peak each flash-attention kernel reaches,
+                                                forward and backward; 0: the GEMM curve */
+    double reserved_bytes; /* HBM not available to the model (CUDA context, allocator, NCCL) */
 } sax_gpu_t;
 
 typedef struct {

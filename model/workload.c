@@ -87,6 +87,12 @@ static double gemm(const sax_gpu_t *gpu, sax_precision_t prec, double batch, dou
     return batch * sax_gemm_time_s(gpu, mm, n, k, prec);
 }
 
+/* The sequence length at which a flash-attention kernel runs at half its long-sequence speed: Shah et
+ * al., FlashAttention-3 (arXiv 2407.08608), H100 figures, s / (s + k) through each kernel's speed at 512
+ * and at 16K tokens: k from 270 (FlashAttention-2 backward) to 610 (FlashAttention-3 forward), cuDNN's 385
+ * forward and 370 backward (docs/cost-model.md section 2). */
+#define SAX_ATTN_HALF_SEQUENCE 400.0
+
 void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
                     int ep, int etp, int b, bool sp, bool moe, sax_layer_cost_t *out)
 {
@@ -130,10 +136,17 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * against 2 forward: 2.5x). */
     double attn_flops = 2.0 * b * heads * sl * s * (dqk + d), attn_s;
     if (flash) {
-        double ai =
-            2.0 * sl * s * (dqk + d) / ((attn_prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
-        attn_s = 0.5 * attn_flops /
-                 (sax_gpu_peak_flops(gpu, attn_prec) * sax_gemm_efficiency_ai(gpu, ai, attn_prec));
+        /* at the measured speed of the run's kernel on this GPU (forward and backward together, section
+         * 2), which grows with the sequence each call works on (the local one under CP) as sl / (sl +
+         * 400): FlashAttention-3's figures of every kernel's speed from 512 to 16K tokens; or without a
+         * measurement at the GEMM curve's efficiency for the kernel's intensity */
+        double eff = gpu->attn_eff[tr->attention_backend] * sl / (sl + SAX_ATTN_HALF_SEQUENCE);
+        if (eff <= 0.0) {
+            double ai = 2.0 * sl * s * (dqk + d) /
+                        ((attn_prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
+            eff = sax_gemm_efficiency_ai(gpu, ai, attn_prec);
+        }
+        attn_s = 0.5 * attn_flops / (sax_gpu_peak_flops(gpu, attn_prec) * eff);
         out->attn_bwd_s = 2.5 * attn_s;
     } else {
         attn_s = gemm(gpu, attn_prec, b * heads, sl, s, dqk) + gemm(gpu, attn_prec, b * heads, sl, d, s);

@@ -30,11 +30,12 @@ static void section(FILE *f, const char *title, const cf_section_t *sec, const v
 
 static void write_presets(FILE *f)
 {
-    fprintf(f, "### GPU presets\n\n"
-               "| name | `peak_flops` (BF16 dense) | `peak_flops_fp8` | `hbm` | `hbm_bandwidth` | "
-               "`gemm_efficiency_max` | `gemm_efficiency_half_intensity` | `memory_efficiency` | "
-               "`gemm_efficiency_max_fp8` |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f,
+            "### GPU presets\n\n"
+            "| name | `peak_flops` (BF16 dense) | `peak_flops_fp8` | `hbm` | `hbm_bandwidth` | "
+            "`gemm_efficiency_max` | `gemm_efficiency_half_intensity` | `memory_efficiency` | "
+            "`gemm_efficiency_max_fp8` | `attention_efficiency_fused` / `_flash1` / `_flash2` / `_flash3` |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < sax_preset_gpu_count(); i++) {
         sax_gpu_t g;
         memset(&g, 0, sizeof g);
@@ -44,9 +45,10 @@ static void write_presets(FILE *f)
         sax_units_format(g.peak_flops_fp8, SAX_UNIT_FLOPS, b, sizeof b);
         sax_units_format(g.hbm_bytes, SAX_UNIT_BYTES, c, sizeof c);
         sax_units_format(g.hbm_bw_Bps, SAX_UNIT_BANDWIDTH, d, sizeof d);
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %g | %g | %g | %g |\n", g.name, a,
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %g | %g | %g | %g | %g / %g / %g / %g |\n", g.name, a,
                 g.peak_flops_fp8 > 0 ? b : "none", c, d, g.gemm_eff_max, g.gemm_eff_half_ai, g.mem_eff,
-                g.gemm_eff_max_fp8);
+                g.gemm_eff_max_fp8, g.attn_eff[SAX_ATTN_FUSED], g.attn_eff[SAX_ATTN_FLASH1],
+                g.attn_eff[SAX_ATTN_FLASH2], g.attn_eff[SAX_ATTN_FLASH3]);
     }
     fprintf(
         f,
@@ -58,7 +60,9 @@ static void write_presets(FILE *f)
         "H100's as an assumption: docs/cost-model.md, \"Parameters and where they come from\"), and "
         "`gemm_efficiency_max_fp8` to the value fitted to one family of fp8 runs only (NeMo 24.07 on H100, "
         "`tests/data/validation/public-runs.json`; the other fp8 runs are its check; docs/cost-model.md, "
-        "\"Validation\"): under a preset they replace the model defaults of the GPU table above. "
+        "\"Validation\"); the attention efficiencies are measured kernel speeds (H100 and H200: Shah et al., "
+        "FlashAttention-3, arXiv 2407.08608; B200 and GB200 take them as an assumption; A100 has none: 0, attention "
+        "follows the GEMM curve; docs/cost-model.md section 2): under a preset they replace the model defaults of the GPU table above. "
         "Any of them may be overridden next to `\"preset\"`. The scale-up domain (NVLink) is not part of a "
         "GPU preset: describe it in `cluster.scale_up`.\n\n");
 

@@ -146,6 +146,14 @@ static const cf_field_t training_fields[] = {
         "expert order before it and sorted by local expert after it (and back); `flex` (whose default "
         "backend is DeepEP, as NeMo AutoModel runs its MoE models), one copy per destination GPU, permuted "
         "once after it (docs/cost-model.md section 5.7)"),
+    ENUM_F(
+        sax_training_t, attention_backend, "attention_backend", sax_attn_backend_names,
+        SAX_ATTN_BACKEND_COUNT, CF_MODEL, 0,
+        "the flash-attention kernel, at the speed `cluster.gpu`'s `attention_efficiency_*` gives it: `fused`, "
+        "cuDNN's through Transformer Engine (Megatron-LM's --attention-backend fused, its choice on Hopper and "
+        "later); `flash1`, Dao's FlashAttention-1 and the Triton kernels of its generation (llm-foundry's "
+        "attn_impl triton, 2023); `flash2`, Dao's FlashAttention-2 (--attention-backend flash without FlashAttention-3, "
+        "PyTorch's and most other frameworks' kernel); `flash3`, FlashAttention-3"),
 };
 const cf_section_t cf_training_section = {"training", "What one iteration processes.", training_fields,
                                           COUNT(training_fields)};
@@ -176,6 +184,16 @@ static const cf_field_t gpu_fields[] = {
           CF_MODEL, 0, "GEMM arithmetic intensity (FLOP/B) at which efficiency is half of the maximum"),
     QTY_F(sax_gpu_t, mem_eff, "memory_efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,
           "fraction of HBM bandwidth memory-bound kernels reach"),
+    QTY_F(sax_gpu_t, attn_eff[SAX_ATTN_FUSED], "attention_efficiency_fused", SAX_UNIT_NONE, 0, false, 1,
+          false, CF_MODEL, 0,
+          "fraction of the peak cuDNN's fused attention reaches, forward and backward together; 0: the GEMM "
+          "curve at the attention's intensity"),
+    QTY_F(sax_gpu_t, attn_eff[SAX_ATTN_FLASH1], "attention_efficiency_flash1", SAX_UNIT_NONE, 0, false, 1,
+          false, CF_MODEL, 0, "the same for FlashAttention-1"),
+    QTY_F(sax_gpu_t, attn_eff[SAX_ATTN_FLASH2], "attention_efficiency_flash2", SAX_UNIT_NONE, 0, false, 1,
+          false, CF_MODEL, 0, "the same for FlashAttention-2"),
+    QTY_F(sax_gpu_t, attn_eff[SAX_ATTN_FLASH3], "attention_efficiency_flash3", SAX_UNIT_NONE, 0, false, 1,
+          false, CF_MODEL, 0, "the same for FlashAttention-3"),
     QTY_F(sax_gpu_t, reserved_bytes, "reserved_memory", SAX_UNIT_BYTES, 0, false, INF, false, CF_MODEL, 0,
           "HBM not available to the model (CUDA context, allocator, NCCL buffers)"),
 };

@@ -17,6 +17,7 @@ typedef struct {
     const char *name;
     double bf16, fp8, hbm, hbm_bw;
     double eff_max, half_ai, mem_eff, eff_max_fp8; /* fitted model parameters (docs/cost-model.md) */
+    double attn[SAX_ATTN_BACKEND_COUNT];           /* measured attention kernels; 0: the GEMM curve */
 } gpu_preset_t;
 
 /* The efficiency parameters of A100 and H100 are fitted once to the published measured runs of
@@ -31,14 +32,30 @@ typedef struct {
  * The fp8 GEMM ceiling, fitted on the 12 fp8 runs of NeMo 24.07 on H100 only
  * (`fit_defaults tests/data/validation/public-runs.json --fp8-family nemo-24.07-h100-fp8`); the other
  * families' fp8 runs are its check (docs/cost-model.md, "Validation"). H200, B200 and GB200 take it as
- * an assumption, as they take the H100's other values. */
-#define FP8_EFF 0.51
+ * an assumption, as they take the H100's other values.
+ *
+ * The attention kernels' fractions of the BF16 peak on H100 SXM5 (head dimension 128) are measured, not
+ * fitted: Shah et al., FlashAttention-3 (arXiv 2407.08608), figures of forward (causal) and backward
+ * speed at 16K tokens, combined as a training step runs them (one forward, a backward of 2.5 times its
+ * FLOPs) and divided by 16384 / (16384 + 400), the model's growth of a kernel's speed with the sequence
+ * (model/workload.c): cuDNN (Transformer Engine's fused attention) 539 and 516 TFLOP/s, 0.54 of the peak
+ * at long sequences; FlashAttention-2 335 and 322, 0.34; FlashAttention-3 616 and 561, 0.60
+ * (docs/cost-model.md section 2). FlashAttention-1, and the Triton kernel of its generation that
+ * Composer's MPT ran (llm-foundry's attn_impl triton), are taken at half FlashAttention-2's speed, 0.17:
+ * Dao, FlashAttention-2 (arXiv 2307.08691), "about 2x faster than FlashAttention", a ratio measured on
+ * A100 and assumed for H100. H200 has the same die; B200 and GB200 take them as an assumption, as they
+ * take the H100's other values. No such measurement here for A100: its attention keeps the GEMM curve. */
+#define FP8_EFF 0.53
+#define HOPPER_ATTN                                                                                          \
+    {                                                                                                        \
+        0.54, 0.17, 0.34, 0.60                                                                               \
+    }
 static const gpu_preset_t gpu_presets[] = {
-    {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.755, 54.0, 0.79, 0.0},
-    {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.653, 1.2, 0.60, FP8_EFF},
-    {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.653, 1.2, 0.60, FP8_EFF},
-    {"B200", 2250 * TFLOPS, 4500 * TFLOPS, 180 * GIB, 7.7 * TBPS, 0.653, 1.2, 0.60, FP8_EFF},
-    {"GB200", 2500 * TFLOPS, 5000 * TFLOPS, 186 * GIB, 8.0 * TBPS, 0.653, 1.2, 0.60, FP8_EFF},
+    {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.756, 48.6, 0.771, 0.0, {0}},
+    {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
+    {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
+    {"B200", 2250 * TFLOPS, 4500 * TFLOPS, 180 * GIB, 7.7 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
+    {"GB200", 2500 * TFLOPS, 5000 * TFLOPS, 186 * GIB, 8.0 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
 };
 
 #define DENSE(nm, l, h, f, a, g, v, s, act, tied)                                                            \
@@ -129,6 +146,8 @@ bool sax_preset_gpu_calibration(const char *name, sax_gpu_t *out)
         out->gemm_eff_half_ai = gpu_presets[i].half_ai;
         out->mem_eff = gpu_presets[i].mem_eff;
         out->gemm_eff_max_fp8 = gpu_presets[i].eff_max_fp8;
+        for (int b = 0; b < SAX_ATTN_BACKEND_COUNT; b++)
+            out->attn_eff[b] = gpu_presets[i].attn[b];
         return true;
     }
     return false;

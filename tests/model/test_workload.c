@@ -164,6 +164,49 @@ static void test_fp8_casts_and_bf16_attention_by_hand(void **state)
     assert_true(f8.gemm_s < 0.6 * bf.gemm_s); /* the linear layers do run at the fp8 peak */
 }
 
+/* Attention at its kernel's measured speed (training.attention_backend, gpu.attention_efficiency_*).
+ * GPT-3 175B at TP 8, micro-batch 1: 12 heads of 128 a GPU over 2048 tokens, causal, so the forward's
+ * two products take 2 x 12 x 2048 x 2048 x (128 + 128) / 2 = 1.2885e10 FLOP and the backward 2.5 times
+ * that. A kernel of 0.34 of the peak at long sequences (FlashAttention-2) runs at 2048 / (2048 + 400)
+ * of it over 2048 tokens, 0.2845: on a 989 TFLOP/s GPU the forward takes 45.80 us; under CP 4 each call
+ * works on 512 tokens (queries against as many keys per ring step): the forward's 2048 / 4 queries
+ * against 2048 keys, 3.2212e9 FLOP, at 0.34 x 512 / 912 = 0.1909 of the peak. Without a measurement the
+ * GEMM curve prices it at its intensity, 2048 x 2048 / (2048 + 2048) = 1024 FLOP/B: 0.8 x 1024 / (1024 +
+ * 100) = 0.7288 of the peak. */
+static void test_attention_backend_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {
+        .peak_flops_bf16 = 989e12,
+        .hbm_bytes = 80e9,
+        .hbm_bw_Bps = 3.35e12,
+        .gemm_eff_max = 0.8,
+        .gemm_eff_half_ai = 100,
+        .mem_eff = 0.7,
+        .attn_eff = {[SAX_ATTN_FUSED] = 0.54, [SAX_ATTN_FLASH2] = 0.34, [SAX_ATTN_FLASH3] = 0.60}};
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = true,
+                         .attention_backend = SAX_ATTN_FLASH2};
+    const double flops = 2.0 * 12 * 2048 * 2048 * 256 / 2, at2k = 2048.0 / 2448.0;
+    sax_layer_cost_t lc;
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, true, false, &lc);
+    assert_within(lc.attn_s, flops / (989e12 * 0.34 * at2k), 1e-12);
+    assert_within(lc.attn_s, 45.80e-6, 1e-3);
+    assert_within(lc.attn_bwd_s, 2.5 * flops / (989e12 * 0.34 * at2k), 1e-12);
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 4, 1, 8, 1, true, false, &lc);
+    assert_within(lc.attn_s, 3.2212e9 / (989e12 * 0.1909), 1e-3);
+    tr.attention_backend = SAX_ATTN_FUSED;
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, true, false, &lc);
+    assert_within(lc.attn_s, flops / (989e12 * 0.54 * at2k), 1e-12);
+    tr.attention_backend = SAX_ATTN_FLASH3;
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, true, false, &lc);
+    assert_within(lc.attn_bwd_s, 2.5 * flops / (989e12 * 0.60 * at2k), 1e-12);
+    gpu.attn_eff[SAX_ATTN_FLASH3] = 0.0;
+    sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, true, false, &lc);
+    assert_within(lc.attn_s, flops / (989e12 * 0.8 * 1024 / 1124), 1e-12);
+}
+
 /* Korthikanti et al. 2022 (arXiv 2205.05198) eq. (1)-(4), bytes per layer, MHA + GELU + f = 4h:
  *   no parallelism           s b h (34 + 5 a s / h)
  *   TP only                  s b h (10 + 24/t + 5 a s / (h t))
@@ -431,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_tiny_model_by_hand),
         cmocka_unit_test(test_layer_flops_by_hand),
         cmocka_unit_test(test_fp8_casts_and_bf16_attention_by_hand),
+        cmocka_unit_test(test_attention_backend_by_hand),
         cmocka_unit_test(test_korthikanti_activation_memory),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
