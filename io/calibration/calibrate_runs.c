@@ -4,7 +4,8 @@
  * Residual of run i: predicted / measured iteration time - 1 (relative, so a 100 s run and a 0.5 s
  * run weigh alike). The parameters (CAL_RUN_PARAM_LIST) are shared by all runs: the overlap
  * efficiencies of the training section, and per GPU type the GEMM efficiency ceiling (unless GEMM
- * micro-benchmarks measured it: a measured parameter is not refitted) and the memory efficiency.
+ * micro-benchmarks measured it: a measured parameter is not refitted), the memory efficiency, the fp8
+ * GEMM ceiling when fp8 runs use the GPU, and the speed of each flash-attention kernel its runs use.
  * They start from the configured (or micro-benchmark-fitted) values and stay inside their ranges.
  * Each run is evaluated with the network and GPU values fitted from the micro-benchmarks wherever it
  * shares a tier name or GPU name with the calibrated configuration.
@@ -65,6 +66,8 @@ static void apply_gpu(const cal_state_t *st, const double *x, sax_gpu_t *g)
             g->mem_eff = x[j];
         else if (st->params[j].kind == CAL_GEMM_EFF_MAX_FP8)
             g->gemm_eff_max_fp8 = x[j];
+        else if (st->params[j].kind >= CAL_ATTN_FUSED)
+            g->attn_eff[st->params[j].kind - CAL_ATTN_FUSED] = x[j];
     }
 }
 
@@ -167,14 +170,18 @@ static void setup_params(cal_state_t *st)
             collect_gpu(st, &c->sites[s].gpu);
     }
     for (int g = 0; g < st->n_gpus; g++) {
-        bool used = false, fp8 = false; /* by a run; by an fp8 run */
+        bool used = false, fp8 = false;          /* by a run; by an fp8 run */
+        bool attn[SAX_ATTN_BACKEND_COUNT] = {0}; /* by a run with flash attention through that kernel */
         for (int i = 0; i < st->n_runs; i++) {
             const sax_cluster_t *c = &st->runs[i].cfg.problem.cluster;
+            const sax_training_t *t = &st->runs[i].cfg.problem.training;
             bool here = strcmp(c->gpu.name, st->gpus[g].name) == 0;
             for (int s = 0; s < c->n_sites && !here; s++)
                 here = strcmp(c->sites[s].gpu.name, st->gpus[g].name) == 0;
             used = used || here;
-            fp8 = fp8 || (here && st->runs[i].cfg.problem.training.precision == SAX_PRECISION_FP8);
+            fp8 = fp8 || (here && t->precision == SAX_PRECISION_FP8);
+            if (here && t->flash_attention)
+                attn[t->attention_backend] = true;
         }
         if (!used)
             continue;
@@ -187,6 +194,14 @@ static void setup_params(cal_state_t *st)
             add_param(st, CAL_GEMM_EFF_MAX_FP8, g,
                       gp->gemm_eff_max_fp8 > 0.0 ? gp->gemm_eff_max_fp8 : gp->gemm_eff_max);
         }
+        /* the speed of each flash-attention kernel the runs use; without a measured one it starts from
+         * the GEMM ceiling (and once fitted replaces the GEMM curve for attention) */
+        for (int b = 0; b < SAX_ATTN_BACKEND_COUNT; b++)
+            if (attn[b]) {
+                const sax_gpu_t *gp = &st->gpus[g].gpu;
+                add_param(st, (cal_param_kind_t)(CAL_ATTN_FUSED + b), g,
+                          gp->attn_eff[b] > 0.0 ? gp->attn_eff[b] : gp->gemm_eff_max);
+            }
     }
 }
 
