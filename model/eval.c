@@ -402,7 +402,7 @@ typedef struct {
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
-                      stage_t *st, layer_parts_t *parts)
+                      double interference, stage_t *st, layer_parts_t *parts)
 {
     /* TP traffic hides behind GEMMs only when it is split into all-gather and reduce-scatter
      * (sequence parallelism), which lets the GEMM consume chunks as they arrive (Megatron's
@@ -459,10 +459,25 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double z3_f = c->zero == 3 ? sax_max(0.0, z3_ag * slow - eta * f) : 0.0;
     double z3_b = c->zero == 3 ? sax_max(0.0, (z3_ag + z3_rs) * slow - eta * (b + wgt)) : 0.0;
     double z3 = z3_f + z3_b;
-    st->f += f + z3_f;
-    st->b += b + z3_b;
+    /* Communication hidden behind compute slows it: the NCCL kernels take SMs and HBM bandwidth from
+     * the GEMMs they overlap, `interference` of the time they run hidden (docs/cost-model.md section 6).
+     * Hidden here: TP's overlapped share, CP's ring behind the attention, DualPipe's all-to-alls
+     * behind the other direction, ZeRO-3's prefetched gathers and scatters. */
+    double hid_f = 0.0, hid_b = 0.0;
+    if (interference > 0.0) {
+        double tp_all = moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP];
+        hid_f = (tp_all - tp_f) + sax_min(call[LAYER_CP], lc->attn_s) +
+                (moe ? 2.0 * call[LAYER_EP] - ep_f : 0.0) + (c->zero == 3 ? z3_ag * slow - z3_f : 0.0);
+        hid_b = (tp_all - tp_b) * (c->recompute == SAX_RECOMPUTE_FULL ? 2.0 : 1.0) +
+                sax_min(2.0 * call[LAYER_CP], 2.0 * lc->attn_s) + (moe ? 2.0 * call[LAYER_EP] - ep_b : 0.0) +
+                (c->zero == 3 ? (z3_ag + z3_rs) * slow - z3_b : 0.0);
+        hid_f *= interference;
+        hid_b *= interference;
+    }
+    st->f += f + z3_f + hid_f;
+    st->b += b + z3_b + hid_b;
     st->w += wgt;
-    st->comp += fwd + bwd_in + rc + wgt;
+    st->comp += fwd + bwd_in + rc + wgt + hid_f + hid_b;
     st->tp += tp_f + tp_b + rc_tp;
     st->cp += cp_f + cp_b;
     st->ep += ep_f + ep_b;
@@ -471,7 +486,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     parts->fwd_comm[SAX_DIM_CP] = cp_f;
     parts->fwd_comm[SAX_DIM_EP] = ep_f;
     parts->fwd_comm[SAX_DIM_DP] = z3_f;
-    parts->math = fwd_math + bwd_math + rc_math + wgt;
+    parts->math = fwd_math + bwd_math + rc_math + wgt + hid_f + hid_b;
     parts->memory = fwd_mem + bwd_mem + rc_mem;
     st->params += lc->params;
     st->expert_params += lc->expert_params;
@@ -770,7 +785,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     int boundaries = v > 1 ? pp : pp - 1;
     /* A second pass when a TP, CP or EP collective crosses a site link that other classes load too:
      * the first pass gives the stages' compute times, from which the classes' demands follow
-     * (share_layer_comm); the second prices the slowed collectives. Compute never depends on them. */
+     * (share_layer_comm); the second prices the slowed collectives. Compute depends on them only through
+     * gpu.comm_interference (0 unless set), the slowdown of the compute they hide behind. */
     for (int pass = 0; pass < 2; pass++) {
         int first_layer = 0;
         traffic_zero(&tr_z3, cl->n_links);
@@ -810,12 +826,13 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             }
             stage_t one = {0}, many;
             layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
-            add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, &one, &part_one);
+            const double kappa = gc->gpu->comm_interference;
+            add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, kappa, &one, &part_one);
             many = one;
             stage_layers(&st[s], &one, n_dense, true);
             if (nl > n_dense) {
                 memset(&many, 0, sizeof many);
-                add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, &many, &part_many);
+                add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, kappa, &many, &part_many);
                 stage_layers(&st[s], &many, nl - n_dense, false);
             }
             /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):
@@ -933,7 +950,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
          * traffic is this stage's groups' (1/pp of the groups of that shape), its time and demand
          * those of all of them at once */
         double ex = st[s].expert_params, shared = st[s].params - ex;
-        double exposed = 0.0;
+        /* the reduction that hides behind the backward (and the gather behind the next forward) slows
+         * them by `kappa` of its hidden time (section 6), which shows here with the exposed part */
+        double exposed = 0.0, kappa = st[s].gpu->comm_interference;
         sax_traffic_t tr, ag;
         traffic_zero(&tr, cl->n_links);
         traffic_zero(&ag, cl->n_links);
@@ -943,7 +962,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
             double hide = eff * (pl.b_s[s] + pl.w_s[s]),
                    done = shared_s(cap, cl->n_links, t, hide, &tr, false, others);
-            exposed = sax_max(0.0, done - hide);
+            exposed = sax_max(0.0, done - hide) + kappa * sax_min(done, hide);
             if (trace != NULL)
                 trace->dp_s[s] = done;
         } else if (c->zero <= 2) {
@@ -958,7 +977,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             double hide_b = eff * (pl.b_s[s] + pl.w_s[s]), hide_f = eff * pl.f_s[s];
             double done_rs = shared_s(cap, cl->n_links, trs, hide_b, &tr, false, others),
                    done_ag = shared_s(cap, cl->n_links, tag, hide_f, &ag, false, others);
-            exposed = sax_max(0.0, done_rs - hide_b) + sax_max(0.0, done_ag - hide_f);
+            exposed = sax_max(0.0, done_rs - hide_b) + sax_max(0.0, done_ag - hide_f) +
+                      kappa * (sax_min(done_rs, hide_b) + sax_min(done_ag, hide_f));
             traffic_sum(&tr, &ag, cl->n_links);
             if (trace != NULL)
                 trace->dp_s[s] = done_rs + done_ag;

@@ -219,6 +219,8 @@ typedef struct {
     double gemm_eff_max_fp8;  /* ... of the fp8 peak, in fp8; 0: gemm_eff_max */
     double speed_cv;          /* relative standard deviation of sustained speed among GPUs of this type */
     double kernel_overhead_s; /* what each kernel costs beyond its work: launch gap, ramp-up, tail */
+    double comm_interference; /* how much slower compute runs while communication it hides runs beside
+                                 it, as a fraction of that communication's time */
     double gemm_eff_half_ai;  /* GEMM arithmetic intensity (FLOP/B) at half of gemm_eff_max */
     double mem_eff;           /* fraction of HBM bandwidth memory-bound kernels reach */
     double attn_eff[SAX_ATTN_BACKEND_COUNT]; /* fraction of the peak each flash-attention kernel reaches,

@@ -5,7 +5,8 @@
  * run weigh alike). The parameters (CAL_RUN_PARAM_LIST) are shared by all runs: the overlap
  * efficiencies of the training section, and per GPU type the GEMM efficiency ceiling (unless GEMM
  * micro-benchmarks measured it: a measured parameter is not refitted), the memory efficiency, the fp8
- * GEMM ceiling when fp8 runs use the GPU, and the speed of each flash-attention kernel its runs use.
+ * GEMM ceiling when fp8 runs use the GPU, how much communication hidden behind compute slows it, and
+ * the speed of each flash-attention kernel its runs use.
  * They start from the configured (or micro-benchmark-fitted) values and stay inside their ranges.
  * Each run is evaluated with the network and GPU values fitted from the micro-benchmarks wherever it
  * shares a tier name or GPU name with the calibrated configuration.
@@ -66,6 +67,8 @@ static void apply_gpu(const cal_state_t *st, const double *x, sax_gpu_t *g)
             g->mem_eff = x[j];
         else if (st->params[j].kind == CAL_GEMM_EFF_MAX_FP8)
             g->gemm_eff_max_fp8 = x[j];
+        else if (st->params[j].kind == CAL_INTERFERENCE)
+            g->comm_interference = x[j];
         else if (st->params[j].kind >= CAL_ATTN_FUSED)
             g->attn_eff[st->params[j].kind - CAL_ATTN_FUSED] = x[j];
     }
@@ -194,6 +197,9 @@ static void setup_params(cal_state_t *st)
             add_param(st, CAL_GEMM_EFF_MAX_FP8, g,
                       gp->gemm_eff_max_fp8 > 0.0 ? gp->gemm_eff_max_fp8 : gp->gemm_eff_max);
         }
+        /* how much hidden communication slows compute (docs/cost-model.md section 6); a parameter the
+         * runs leave undetermined (nothing hidden) is reported so and not written */
+        add_param(st, CAL_INTERFERENCE, g, st->gpus[g].gpu.comm_interference);
         /* the speed of each flash-attention kernel the runs use; without a measured one it starts from
          * the GEMM ceiling (and once fitted replaces the GEMM curve for attention) */
         for (int b = 0; b < SAX_ATTN_BACKEND_COUNT; b++)

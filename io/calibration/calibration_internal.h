@@ -60,6 +60,7 @@ typedef struct {
     X(CAL_GEMM_EFF_MAX, "gemm_efficiency_max", 0.05, 1.0)                                                    \
     X(CAL_MEM_EFF, "memory_efficiency", 0.05, 1.0)                                                           \
     X(CAL_GEMM_EFF_MAX_FP8, "gemm_efficiency_max_fp8", 0.05, 1.0)                                            \
+    X(CAL_INTERFERENCE, "comm_interference", 0.0, 1.0)                                                       \
     X(CAL_ATTN_FUSED, "attention_efficiency_fused", 0.02, 1.0)                                               \
     X(CAL_ATTN_FLASH1, "attention_efficiency_flash1", 0.02, 1.0)                                             \
     X(CAL_ATTN_FLASH2, "attention_efficiency_flash2", 0.02, 1.0)                                             \

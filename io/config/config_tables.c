@@ -180,6 +180,11 @@ static const cf_field_t gpu_fields[] = {
     QTY_F(sax_gpu_t, kernel_overhead_s, "kernel_overhead", SAX_UNIT_TIME, 0, false, INF, false, CF_MODEL, 0,
           "what each kernel costs beyond its work (launch gap, ramp-up, tail), per kernel of a layer's "
           "forward and backward (docs/cost-model.md section 2)"),
+    QTY_F(
+        sax_gpu_t, comm_interference, "comm_interference", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
+        "how much the compute that hides communication slows while that communication runs (NCCL's kernels take "
+        "SMs and HBM bandwidth from the GEMMs they overlap), as a fraction of the hidden communication's time; "
+        "0: hidden communication is free (docs/cost-model.md section 6)"),
     QTY_F(sax_gpu_t, gemm_eff_half_ai, "gemm_efficiency_half_intensity", SAX_UNIT_NONE, 0, false, INF, false,
           CF_MODEL, 0, "GEMM arithmetic intensity (FLOP/B) at which efficiency is half of the maximum"),
     QTY_F(sax_gpu_t, mem_eff, "memory_efficiency", SAX_UNIT_NONE, 0, true, 1, false, CF_MODEL, 0,

@@ -6,6 +6,7 @@
  * with one family held out at a time.
  *
  * Usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W]
+ *                     [--interference]
  *        fit_defaults DATASET.json --fp8-family FAMILY [--max-weight W]
  * (W: the weight of the max |error| in the objective, 0.3 by default)
  * Prints the fitted values and the per-case errors in sample and held out. The second form fits only
@@ -24,7 +25,8 @@ typedef struct {
     double lo, hi;
 } param_t;
 
-/* The fitted parameters: GEMM curve and memory-bound efficiency per GPU type, DP and TP overlap. */
+/* The fitted parameters: GEMM curve and memory-bound efficiency per GPU type, DP and TP overlap, the
+ * kernel overhead, and with --interference the communication/computation interference. */
 static const param_t params[] = {
     {"A100.gemm_efficiency_max", 0.5, 0.9},
     {"A100.gemm_efficiency_half_intensity", 1.0, 1000.0},
@@ -35,6 +37,7 @@ static const param_t params[] = {
     {"training.dp_overlap_efficiency", 0.0, 1.0},
     {"training.tp_overlap", 0.0, 1.0},
     {"gpu.kernel_overhead", 0.0, 20e-6},
+    {"gpu.comm_interference", 0.0, 0.4},
 };
 #define N_PARAMS ((int)(sizeof params / sizeof params[0]))
 
@@ -56,8 +59,11 @@ static void apply(sax_problem_t *p, const double *x)
     p->training.dp_overlap_efficiency = x[6];
     p->training.tp_overlap = x[7];
     p->cluster.gpu.kernel_overhead_s = x[8];
-    for (int s = 0; s < p->cluster.n_sites; s++)
+    p->cluster.gpu.comm_interference = x[9];
+    for (int s = 0; s < p->cluster.n_sites; s++) {
         p->cluster.sites[s].gpu.kernel_overhead_s = x[8];
+        p->cluster.sites[s].gpu.comm_interference = x[9];
+    }
 }
 
 static double max_weight = 0.3; /* --max-weight: of the max |error| in the objective */
@@ -99,9 +105,12 @@ static double objective(data_t *d, const double *x)
     return k > 0 ? sum / k + max_weight * worst : 0.0;
 }
 
+/* The parameters fitted: all but the last (the interference) unless --interference asks for it too. */
+static int n_fit = N_PARAMS - 1;
+
 static void clamp(double *x)
 {
-    for (int j = 0; j < N_PARAMS; j++)
+    for (int j = 0; j < n_fit; j++)
         x[j] = fmin(params[j].hi, fmax(params[j].lo, x[j]));
 }
 
@@ -113,8 +122,8 @@ static double fit(data_t *d, double *x, int iterations)
     double best = objective(d, x);
     for (int restart = 0, stalled = 0; restart < 12 && (restart < 3 || !stalled); restart++) {
         double before = best;
-        double s[N_PARAMS + 1][N_PARAMS], f[N_PARAMS + 1];
-        for (int v = 0; v <= N_PARAMS; v++) {
+        double s[N_PARAMS + 1][N_PARAMS], f[N_PARAMS + 1] = {0};
+        for (int v = 0; v <= n_fit; v++) {
             memcpy(s[v], x, sizeof s[v]);
             if (v > 0) { /* a step towards the inside of the box, so no vertex sits on a bound twice */
                 double step = 0.15 * (params[v - 1].hi - params[v - 1].lo);
@@ -125,27 +134,29 @@ static double fit(data_t *d, double *x, int iterations)
         }
         for (int it = 0; it < iterations; it++) {
             int lo = 0, hi = 0, hi2 = 0;
-            for (int v = 1; v <= N_PARAMS; v++) {
+            for (int v = 1; v <= n_fit; v++) {
                 if (f[v] < f[lo])
                     lo = v;
                 if (f[v] > f[hi])
                     hi = v;
             }
             hi2 = lo;
-            for (int v = 0; v <= N_PARAMS; v++)
+            for (int v = 0; v <= n_fit; v++)
                 if (v != hi && f[v] > f[hi2])
                     hi2 = v;
             double c[N_PARAMS] = {0}, r[N_PARAMS], e[N_PARAMS];
-            for (int v = 0; v <= N_PARAMS; v++)
+            memcpy(r, s[hi], sizeof r); /* the parameters not fitted keep their value in every vertex */
+            memcpy(e, s[hi], sizeof e);
+            for (int v = 0; v <= n_fit; v++)
                 if (v != hi)
-                    for (int j = 0; j < N_PARAMS; j++)
-                        c[j] += s[v][j] / N_PARAMS;
-            for (int j = 0; j < N_PARAMS; j++)
+                    for (int j = 0; j < n_fit; j++)
+                        c[j] += s[v][j] / n_fit;
+            for (int j = 0; j < n_fit; j++)
                 r[j] = c[j] + (c[j] - s[hi][j]);
             clamp(r);
             double fr = objective(d, r);
             if (fr < f[lo]) {
-                for (int j = 0; j < N_PARAMS; j++)
+                for (int j = 0; j < n_fit; j++)
                     e[j] = c[j] + 2.0 * (c[j] - s[hi][j]);
                 clamp(e);
                 double fe = objective(d, e);
@@ -160,16 +171,16 @@ static double fit(data_t *d, double *x, int iterations)
                 memcpy(s[hi], r, sizeof r);
                 f[hi] = fr;
             } else {
-                for (int j = 0; j < N_PARAMS; j++)
+                for (int j = 0; j < n_fit; j++)
                     r[j] = c[j] + 0.5 * (s[hi][j] - c[j]);
                 double fc = objective(d, r);
                 if (fc < f[hi]) {
                     memcpy(s[hi], r, sizeof r);
                     f[hi] = fc;
                 } else {
-                    for (int v = 0; v <= N_PARAMS; v++)
+                    for (int v = 0; v <= n_fit; v++)
                         if (v != lo) {
-                            for (int j = 0; j < N_PARAMS; j++)
+                            for (int j = 0; j < n_fit; j++)
                                 s[v][j] = s[lo][j] + 0.5 * (s[v][j] - s[lo][j]);
                             f[v] = objective(d, s[v]);
                         }
@@ -177,7 +188,7 @@ static double fit(data_t *d, double *x, int iterations)
             }
         }
         int lo = 0;
-        for (int v = 1; v <= N_PARAMS; v++)
+        for (int v = 1; v <= n_fit; v++)
             if (f[v] < f[lo])
                 lo = v;
         if (f[lo] < best) {
@@ -291,7 +302,8 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(
             stderr,
-            "usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W]\n");
+            "usage: fit_defaults DATASET.json [--folds K] [--leave-family-out] [--iterations N] [--max-weight W] "
+            "[--interference]\n");
         return 2;
     }
     int folds = 0, iterations = 300;
@@ -304,6 +316,8 @@ int main(int argc, char **argv)
             fp8_family = argv[++a];
         else if (strcmp(argv[a], "--leave-family-out") == 0)
             family_out = true;
+        else if (strcmp(argv[a], "--interference") == 0)
+            n_fit = N_PARAMS;
         else if (strcmp(argv[a], "--iterations") == 0 && a + 1 < argc)
             iterations = atoi(argv[++a]);
         else if (strcmp(argv[a], "--max-weight") == 0 && a + 1 < argc)
@@ -323,7 +337,7 @@ int main(int argc, char **argv)
         return 1;
     sax_scratch_init(sc);
     /* start: the defaults as the dataset's configurations carry them */
-    double x0[N_PARAMS] = {0.8, 100.0, 0.7, 0.8, 100.0, 0.7, 0.27, 0.39, 0.0};
+    double x0[N_PARAMS] = {0.8, 100.0, 0.7, 0.8, 100.0, 0.7, 0.27, 0.39, 0.0, 0.0};
     for (int i = 0; i < n; i++) {
         const sax_problem_t *p = &cases[i].config.problem;
         if (strcmp(p->cluster.gpu.name, "A100") == 0) {
@@ -339,6 +353,7 @@ int main(int argc, char **argv)
         x0[6] = p->training.dp_overlap_efficiency;
         x0[7] = p->training.tp_overlap;
         x0[8] = p->cluster.gpu.kernel_overhead_s;
+        x0[9] = p->cluster.gpu.comm_interference;
     }
     data_t d = {.cases = cases, .n = n, .use = use, .sc = sc};
     if (fp8_family != NULL) {

@@ -440,6 +440,37 @@ static void test_iteration_detail(void **state)
     }
 }
 
+/* Communication hidden behind compute slows it by gpu.comm_interference of its time (docs/cost-model.md
+ * section 6). One stage of 16 layers, TP 8 with sequence parallelism: with tp_overlap 1 every TP
+ * collective hides behind the GEMMs, with tp_overlap 0 every one shows, as the breakdown's TP time. So
+ * with an interference of 0.25 the hidden run's compute grows by a quarter of what the exposed run
+ * shows as TP, and nothing else moves inside the stage. */
+static void test_hidden_traffic_slows_compute(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model.layers = 16;
+    p.cluster.gpu.comm_interference = 0.0;
+    for (int s = 0; s < p.cluster.n_sites; s++)
+        p.cluster.sites[s].gpu.comm_interference = 0.0;
+    sax_candidate_t c = base();
+    c.pp = 1;
+    p.training.tp_overlap = 0.0;
+    sax_result_t shown = fixture_eval(&p, &c);
+    p.training.tp_overlap = 1.0;
+    sax_result_t hidden = fixture_eval(&p, &c);
+    p.cluster.gpu.comm_interference = 0.25;
+    for (int s = 0; s < p.cluster.n_sites; s++)
+        p.cluster.sites[s].gpu.comm_interference = 0.25;
+    sax_result_t slowed = fixture_eval(&p, &c);
+    assert_true(shown.feasible && hidden.feasible && slowed.feasible);
+    double tp = shown.breakdown_s[SAX_PHASE_TP];
+    assert_true(tp > 0.01 * shown.iteration_time_s && hidden.breakdown_s[SAX_PHASE_TP] == 0.0);
+    double grown = slowed.breakdown_s[SAX_PHASE_COMPUTE] - hidden.breakdown_s[SAX_PHASE_COMPUTE];
+    assert_true(fabs(grown - 0.25 * tp) <= 1e-9 * tp);
+    assert_true(slowed.iteration_time_s > hidden.iteration_time_s);
+}
+
 /* A collective shares its link with the pipeline, worked by hand. Building A holds 512 GPUs, B 1024,
  * one link of C bytes/s each way between them; TP 8, DP 32, PP 3, CP 2, order tp-dp-pp-cp (84 layers,
  * 28 a stage; m = 512 / 32 = 16). CP is outermost: the pairs join GPU i with 768 + i, and the first
@@ -551,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_cross_site_pipeline_costs),
         cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
+        cmocka_unit_test(test_hidden_traffic_slows_compute),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
     };

@@ -274,6 +274,7 @@ static void set_truth(sax_problem_t *p)
         g[i]->mem_eff = a100 ? 0.6 : 0.8;
         g[i]->gemm_eff_max_fp8 = a100 ? 0.0 : 0.52;
         g[i]->attn_eff[SAX_ATTN_FUSED] = a100 ? 0.0 : 0.42; /* the H100 runs' flash attention */
+        g[i]->comm_interference = a100 ? 0.1 : 0.15;
     }
 }
 
@@ -297,7 +298,7 @@ static void test_runs_recover_known_parameters(void **state)
      * prediction under known parameters: the fit must find them again (to the tolerance of a
      * finite-difference Levenberg-Marquardt), where the runs determine them. The H100 runs a second
      * time in fp8, which adds the H100's fp8 GEMM ceiling; their flash attention (Transformer Engine's
-     * fused kernel) adds its speed. */
+     * fused kernel) adds its speed, and the communication they hide its interference. */
     const char *files[3] = {DATA "published-a100-cases.json", DATA "published-h100-cases.json",
                             DATA "published-h100-cases.json"};
     cJSON *all = cJSON_CreateObject();
@@ -355,13 +356,13 @@ static void test_runs_recover_known_parameters(void **state)
     const struct {
         const char *name;
         double truth;
-    } expect[] = {
-        {"training.dp_overlap_efficiency", 0.55},    {"training.tp_overlap", 0.35},
-        {"gpu[A100].gemm_efficiency_max", 0.66},     {"gpu[A100].memory_efficiency", 0.6},
-        {"gpu[H100].gemm_efficiency_max", 0.71},     {"gpu[H100].memory_efficiency", 0.8},
-        {"gpu[H100].gemm_efficiency_max_fp8", 0.52}, {"gpu[H100].attention_efficiency_fused", 0.42}};
+    } expect[] = {{"training.dp_overlap_efficiency", 0.55},    {"training.tp_overlap", 0.35},
+                  {"gpu[A100].gemm_efficiency_max", 0.66},     {"gpu[A100].memory_efficiency", 0.6},
+                  {"gpu[H100].gemm_efficiency_max", 0.71},     {"gpu[H100].memory_efficiency", 0.8},
+                  {"gpu[H100].gemm_efficiency_max_fp8", 0.52}, {"gpu[H100].attention_efficiency_fused", 0.42},
+                  {"gpu[A100].comm_interference", 0.1},        {"gpu[H100].comm_interference", 0.15}};
     int checked = 0;
-    bool fp8_checked = false, attn_checked = false;
+    bool fp8_checked = false, attn_checked = false, interference_checked = false;
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "parameters"))
     {
@@ -376,9 +377,10 @@ static void test_runs_recover_known_parameters(void **state)
                 checked++;
                 fp8_checked = fp8_checked || strstr(name, "fp8") != NULL;
                 attn_checked = attn_checked || strstr(name, "attention") != NULL;
+                interference_checked = interference_checked || strstr(name, "interference") != NULL;
             }
     }
-    assert_true(checked >= 6 && fp8_checked && attn_checked);
+    assert_true(checked >= 7 && fp8_checked && attn_checked && interference_checked);
     /* noise-free: the fit reproduces every run, in sample and held out */
     assert_true(cJSON_GetObjectItemCaseSensitive(r, "fitted_mean_abs_rel_error")->valuedouble < 1e-4);
     assert_true(cJSON_GetObjectItemCaseSensitive(r, "heldout_mean_abs_rel_error")->valuedouble < 1e-3);
