@@ -130,8 +130,10 @@ static sax_status_t run_residuals(void *ctx, const double *x, double *r, sax_err
 
 static void add_param(cal_state_t *st, cal_param_kind_t kind, int gpu, double start)
 {
-    if (st->n_params >= SAX_LSQ_MAX_PARAMS)
+    if (st->n_params >= SAX_LSQ_MAX_PARAMS) { /* counted, refused by cal_runs_fit */
+        st->n_params++;
         return;
+    }
     cal_param_t *p = &st->params[st->n_params++];
     memset(p, 0, sizeof *p);
     p->kind = kind;
@@ -230,6 +232,15 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
     if (idx == NULL)
         return sax_error_set(err, SAX_ERR_NOMEM, "out of memory fitting runs");
     setup_params(st);
+    if (st->n_params > SAX_LSQ_MAX_PARAMS) {
+        int wanted = st->n_params;
+        st->n_params = 0; /* nothing fitted: no parameter reaches the report */
+        free(idx);
+        return sax_error_set(err, SAX_ERR_INPUT,
+                             "runs: %d run parameters to fit (GPU types x their efficiencies), at most %d: "
+                             "calibrate fewer GPU types at a time",
+                             wanted, SAX_LSQ_MAX_PARAMS);
+    }
     double start[SAX_LSQ_MAX_PARAMS];
     for (int j = 0; j < st->n_params; j++)
         start[j] = st->params[j].start;

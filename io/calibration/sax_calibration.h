@@ -52,7 +52,9 @@ sax_status_t sax_coll_coefficients(sax_coll_op_t op, sax_algorithm_t algo, int n
 
 /* ---- linear least squares with lower bounds (PETSc KSPLSQR) ---- */
 
-#define SAX_LSQ_MAX_PARAMS 16
+/* the run fit's parameters: 2 shared and up to 9 per GPU type (GEMM ceiling, memory, fp8 ceiling,
+ * interference, four attention kernels): four GPU types */
+#define SAX_LSQ_MAX_PARAMS 40
 
 typedef struct {
     int n_params;
