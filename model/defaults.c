@@ -24,11 +24,11 @@ void sax_gpu_set_defaults(sax_gpu_t *gpu)
     gpu->kernel_overhead_s = 0.0;
     /* arXiv 2507.03114 measured computation overlapped with communication 18.9 % slower on average (max
      * 40 %) than alone, on 4 A100, H100, MI250 and MI210; fitted with the other efficiencies to the
-     * published runs it goes to 0.04 and the held-out error grows, so it is off unless measured or
-     * calibrated (docs/cost-model.md section 6) */
+     * published runs it stays at 0 (from 0.189 it ends at 0.04 and the held-out error grows), so it is
+     * off unless measured or calibrated (docs/cost-model.md section 6) */
     gpu->comm_interference = 0.0;
     /* no measured attention kernel: attention runs at the GEMM curve's efficiency (docs/cost-model.md
-     * section 2); the H100 and H200 presets carry measured ones */
+     * section 2); the H100 and H200 presets carry measured ones, B200 and GB200 the same as an assumption */
     for (int i = 0; i < SAX_ATTN_BACKEND_COUNT; i++)
         gpu->attn_eff[i] = 0.0;
 }

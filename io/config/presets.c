@@ -24,8 +24,8 @@ typedef struct {
  * tests/data/validation/published-runs.json (Megatron-LM SC21 on A100, Megatron-Core on H100),
  * jointly with the training defaults of model/defaults.c, by tests/model/fit_defaults.c, with GEMM
  * efficiency bounded to [0.5, 0.9] and memory efficiency to [0.6, 0.95] (docs/cost-model.md,
- * "Parameters and where they come from"). The H100's half-intensity sits near its lower bound (1.2 FLOP/B):
- * no H100 run of that set has a GEMM near any knee, so the data leave it open. H200 shares the H100's
+ * "Parameters and where they come from"). The H100's half-intensity (5.3 FLOP/B) is not identified: no
+ * H100 run of that set has a GEMM near any knee, so the data leave it open. H200 shares the H100's
  * compute die; B200 and GB200 have no public measured runs in that set and take the H100's values
  * as an assumption until a user calibrates them (`sax calibrate`).
  *
