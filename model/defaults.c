@@ -39,6 +39,7 @@ void sax_training_set_defaults(sax_training_t *t)
     /* fitted with the GPU presets' efficiencies to the published runs (docs/cost-model.md) */
     t->dp_overlap_efficiency = 0.90;
     t->tp_overlap = 1.0;
+    t->tp_comm_overlap = false; /* Megatron-LM's default; NVIDIA's performance recipes turn it on */
     /* what NCCL gives a ring; DeepSpeed 0.3's ZeRO-3 reached about 0.12 of it (docs/cost-model.md) */
     t->zero3_comm_efficiency = 1.0;
     t->flash_attention = true;

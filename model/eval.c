@@ -404,15 +404,27 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
                       double interference, stage_t *st, layer_parts_t *parts)
 {
-    /* TP traffic hides behind GEMMs only when it is split into all-gather and reduce-scatter
-     * (sequence parallelism), which lets the GEMM consume chunks as they arrive (Megatron's
-     * --tp-comm-overlap requires --sequence-parallel); a plain all-reduce waits. */
-    double tpo = c->sequence_parallel ? 1.0 - p->training.tp_overlap : 1.0;
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
-    /* a MoE layer's MLP pair runs over the experts' TP group (the same as TP's without folding) */
+    /* TP's traffic of one direction: an all-reduce's worth for attention and one for the MLP (a MoE
+     * layer's over the experts' TP group, the same as TP's without folding) */
     const double *call = lcm->s;
-    double tp_f = (moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP]) * tpo, tp_b = tp_f;
+    const double tp_all = moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP];
+    double tp_f = tp_all, tp_b = tp_all, tp_b_all = tp_all; /* exposed; the backward's in all */
+    if (c->sequence_parallel && p->training.tp_comm_overlap) {
+        /* --tp-comm-overlap (userbuffers, needs sequence parallelism): the all-gathers and
+         * reduce-scatters run in pieces inside the GEMMs that consume and produce them */
+        tp_f = tp_b = tp_all * (1.0 - p->training.tp_overlap);
+    } else if (c->sequence_parallel) {
+        /* Megatron-LM's default (megatron/core/tensor_parallel/layers.py, Transformer Engine's Linear
+         * alike): the forward's gathers and scatters wait. Backward, the row-parallel layers (projection,
+         * FC2) gather their output gradient before any GEMM can start (half a direction's traffic, it
+         * waits); the column-parallel ones (QKV, FC1) re-gather their input behind the data-gradient GEMM
+         * and reduce-scatter the input gradient behind the weight-gradient GEMM (a direction's traffic,
+         * hidden behind those GEMMs: about half the backward's, lc->gemm_s). */
+        tp_b = 0.5 * tp_all + sax_max(0.0, tp_all - lc->gemm_s);
+        tp_b_all = 1.5 * tp_all;
+    }
     double cp_f = sax_max(0.0, call[LAYER_CP] - lc->attn_s),
            cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
@@ -465,10 +477,9 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
      * behind the other direction, ZeRO-3's prefetched gathers and scatters. */
     double hid_f = 0.0, hid_b = 0.0;
     if (interference > 0.0) {
-        double tp_all = moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP];
         hid_f = (tp_all - tp_f) + sax_min(call[LAYER_CP], lc->attn_s) +
                 (moe ? 2.0 * call[LAYER_EP] - ep_f : 0.0) + (c->zero == 3 ? z3_ag * slow - z3_f : 0.0);
-        hid_b = (tp_all - tp_b) * (c->recompute == SAX_RECOMPUTE_FULL ? 2.0 : 1.0) +
+        hid_b = (tp_b_all - tp_b) + (c->recompute == SAX_RECOMPUTE_FULL ? tp_all - tp_f : 0.0) +
                 sax_min(2.0 * call[LAYER_CP], 2.0 * lc->attn_s) + (moe ? 2.0 * call[LAYER_EP] - ep_b : 0.0) +
                 (c->zero == 3 ? (z3_ag + z3_rs) * slow - z3_b : 0.0);
         hid_f *= interference;

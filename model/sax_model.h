@@ -167,7 +167,11 @@ typedef struct {
     int64_t global_batch; /* sequences per iteration */
     sax_precision_t precision;
     double dp_overlap_efficiency;       /* fraction of the backward pass usable to hide DP traffic, 0..1 */
-    double tp_overlap;                  /* fraction of TP/CP traffic hidden behind GEMMs, 0..1 */
+    bool tp_comm_overlap;               /* Megatron-LM's --tp-comm-overlap (Transformer Engine's userbuffers):
+                                           TP's collectives run in pieces inside the GEMMs. false, its
+                                           default: the forward's wait, the backward's column-parallel ones
+                                           hide behind its GEMMs. Config key training.tp_comm_overlap */
+    double tp_overlap;                  /* with tp_comm_overlap, the fraction of TP traffic hidden, 0..1 */
     double zero3_comm_efficiency;       /* the fraction of the collectives' bandwidth a ZeRO-3/FSDP
                                            implementation's per-layer gathers and scatters reach, 0..1 */
     bool flash_attention;               /* fused attention (no score matrix in HBM); false: Megatron 2021's

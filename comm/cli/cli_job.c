@@ -89,6 +89,12 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     ARG(j, "--global-batch-size %lld", (long long)p->training.global_batch);
     if (c->sequence_parallel && c->tp > 1)
         ARG(j, "--sequence-parallel");
+    if (c->sequence_parallel && c->tp > 1 && p->training.tp_comm_overlap)
+        ARG(j, "--tp-comm-overlap");
+    if (!p->training.dropout) { /* Megatron-LM's defaults are 0.1 */
+        ARG(j, "--attention-dropout 0.0");
+        ARG(j, "--hidden-dropout 0.0");
+    }
 
     /* the layers of each stage: equal, first/last different, or a layout string */
     int layers[SAX_SIM_MAX_STAGES];

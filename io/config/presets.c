@@ -45,7 +45,7 @@ typedef struct {
  * Dao, FlashAttention-2 (arXiv 2307.08691), "about 2x faster than FlashAttention", a ratio measured on
  * A100 and assumed for H100. H200 has the same die; B200 and GB200 take them as an assumption, as they
  * take the H100's other values. No such measurement here for A100: its attention keeps the GEMM curve. */
-#define FP8_EFF 0.53
+#define FP8_EFF 0.52
 #define HOPPER_ATTN                                                                                          \
     {                                                                                                        \
         0.54, 0.17, 0.34, 0.60                                                                               \

@@ -47,6 +47,9 @@ else:
 # layers over the stages: a layout (E ... L) or flags must account for every layer of the model
 written = json.load(open("best.json"))
 layers = written["model"]["layers"]
+tr = written["training"]
+assert ("--tp-comm-overlap" in args) == bool(tr.get("tp_comm_overlap", False) and par["sequence_parallel"] and par["tp"] > 1), args
+assert ("--hidden-dropout 0.0" in args) == (tr.get("dropout", True) is False), args
 if "--pipeline-model-parallel-layout" in args:
     layout = args.split("--pipeline-model-parallel-layout '")[1].split("'")[0]
     assert layout.startswith("E") and layout.endswith("L"), layout

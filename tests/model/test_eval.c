@@ -440,9 +440,53 @@ static void test_iteration_detail(void **state)
     }
 }
 
+/* TP's collectives as Megatron-LM runs them with sequence parallelism (docs/cost-model.md section 6),
+ * counted by hand in all-reduce units (an all-gather and a reduce-scatter of a layer's activations, u):
+ * the forward's two gathers and two scatters wait (2u); backward, the projection and FC2 gather their
+ * output gradient before any GEMM (two gathers, u, wait), while QKV and FC1 re-gather their input
+ * behind the data-gradient GEMM and scatter the input gradient behind the weight-gradient GEMM (2u,
+ * hidden behind GEMMs far longer than them on one NVLink domain). So without --tp-comm-overlap a layer
+ * shows 3u of TP time a micro-batch; with it and nothing hidden (tp_overlap 0) 4u; with it and
+ * everything hidden, none. Without sequence parallelism the all-reduces wait both ways (4u). One stage
+ * of 16 layers, TP 8. */
+static void test_tp_collectives_as_megatron_runs_them(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model.layers = 16;
+    sax_candidate_t c = base();
+    c.pp = 1;
+    assert_true(c.tp == 8 && c.sequence_parallel);
+    p.training.tp_comm_overlap = true;
+    p.training.tp_overlap = 0.0;
+    sax_result_t waits = fixture_eval(&p, &c);
+    p.training.tp_overlap = 1.0;
+    sax_result_t hidden = fixture_eval(&p, &c);
+    p.training.tp_comm_overlap = false;
+    sax_result_t megatron = fixture_eval(&p, &c);
+    assert_true(waits.feasible && hidden.feasible && megatron.feasible);
+    double u4 = waits.breakdown_s[SAX_PHASE_TP];
+    assert_true(u4 > 0.01 * waits.iteration_time_s && hidden.breakdown_s[SAX_PHASE_TP] == 0.0);
+    if (fabs(megatron.breakdown_s[SAX_PHASE_TP] - 0.75 * u4) > 1e-9 * u4)
+        fail_msg("without --tp-comm-overlap TP shows %.9g s, expected 3/4 of %.9g s",
+                 megatron.breakdown_s[SAX_PHASE_TP], u4);
+    assert_true(hidden.iteration_time_s < megatron.iteration_time_s &&
+                megatron.iteration_time_s < waits.iteration_time_s);
+    /* without sequence parallelism --tp-comm-overlap has nothing to split: the all-reduces wait */
+    c.sequence_parallel = false;
+    p.training.tp_comm_overlap = true;
+    sax_result_t ar_on = fixture_eval(&p, &c);
+    p.training.tp_comm_overlap = false;
+    sax_result_t ar_off = fixture_eval(&p, &c);
+    assert_true(ar_on.feasible && ar_off.feasible);
+    assert_true(ar_on.breakdown_s[SAX_PHASE_TP] == ar_off.breakdown_s[SAX_PHASE_TP]);
+    assert_true(ar_off.breakdown_s[SAX_PHASE_TP] > 0.0);
+}
+
 /* Communication hidden behind compute slows it by gpu.comm_interference of its time (docs/cost-model.md
- * section 6). One stage of 16 layers, TP 8 with sequence parallelism: with tp_overlap 1 every TP
- * collective hides behind the GEMMs, with tp_overlap 0 every one shows, as the breakdown's TP time. So
+ * section 6). One stage of 16 layers, TP 8 with sequence parallelism and --tp-comm-overlap: with
+ * tp_overlap 1 every TP collective hides behind the GEMMs, with tp_overlap 0 every one shows, as the
+ * breakdown's TP time. So
  * with an interference of 0.25 the hidden run's compute grows by a quarter of what the exposed run
  * shows as TP, and nothing else moves inside the stage. */
 static void test_hidden_traffic_slows_compute(void **state)
@@ -455,6 +499,7 @@ static void test_hidden_traffic_slows_compute(void **state)
         p.cluster.sites[s].gpu.comm_interference = 0.0;
     sax_candidate_t c = base();
     c.pp = 1;
+    p.training.tp_comm_overlap = true;
     p.training.tp_overlap = 0.0;
     sax_result_t shown = fixture_eval(&p, &c);
     p.training.tp_overlap = 1.0;
@@ -582,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_cross_site_pipeline_costs),
         cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
+        cmocka_unit_test(test_tp_collectives_as_megatron_runs_them),
         cmocka_unit_test(test_hidden_traffic_slows_compute),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
