@@ -45,7 +45,7 @@ bool sax_layer_split_valid(int total, const sax_candidate_t *c)
     if (c->first_stage_layers != 0 || c->last_stage_layers != 0)
         return c->layer_split == SAX_LAYER_SPLIT_UNIFORM && middle_layers(total, c) >= 0;
     switch (c->layer_split) {
-    case SAX_LAYER_SPLIT_UNIFORM: return total % chunks == 0;
+    case SAX_LAYER_SPLIT_UNIFORM: return total >= chunks; /* as even as the layers allow */
     case SAX_LAYER_SPLIT_BALANCED: return total >= chunks;
     case SAX_LAYER_SPLIT_EMBEDDING_LOSS: /* the embedding and the loss count as a layer each */
         return (total + 2) % c->pp == 0 && ((total + 2) / c->pp) % c->vpp == 0;
@@ -122,6 +122,13 @@ void sax_layer_split_stages(int total, const sax_candidate_t *c, const double *p
     case SAX_LAYER_SPLIT_UNIFORM:
     case SAX_LAYER_SPLIT_COUNT: break;
     }
+    /* Uniform: equal when the pp x vpp virtual stages divide the layers; otherwise the first
+     * `total mod chunks` virtual stages take one layer more, as DeepSpeed's partition_method "uniform"
+     * (deepspeed/runtime/utils.py partition_uniform) and PyTorch's pipelining split them. Virtual stage
+     * k is chunk k / pp of stage k mod pp. */
+    int chunks = pp * c->vpp, base = total / chunks, extra = total % chunks;
     for (int s = 0; s < pp; s++)
-        layers[s] = total / pp;
+        layers[s] = base * c->vpp;
+    for (int k = 0; k < extra; k++)
+        layers[k % pp]++;
 }

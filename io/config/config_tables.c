@@ -408,7 +408,9 @@ static const cf_field_t parallelism_fields[] = {
          "the experts take their own grid and ep has no place here)"},
     ENUM_F(sax_candidate_t, layer_split, "layer_split", sax_layer_split_names, SAX_LAYER_SPLIT_COUNT,
            CF_DEFAULT, SAX_LAYER_SPLIT_UNIFORM,
-           "`uniform`: equal layers per stage; `balanced`: layers in proportion to each stage's GPU speed; "
+           "`uniform`: equal layers per stage, or when pp x vpp does not divide the layers the first virtual "
+           "stages one more (DeepSpeed's partition_method uniform); `balanced`: layers in proportion to each "
+           "stage's GPU speed; "
            "`embedding-loss`: Megatron-LM's --account-for-embedding-in-pipeline-split and "
            "--account-for-loss-in-pipeline-split: the embedding and the loss count as a layer each, the "
            "layers + 2 split evenly, so the first and the last stage hold one layer fewer"),

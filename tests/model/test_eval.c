@@ -191,8 +191,9 @@ static void test_infeasibility_reasons(void **state)
     c.dp = 128; /* 4096 GPUs > 2048 */
     assert_int_equal(fixture_eval(&problem, &c).reason, SAX_INFEASIBLE_GPUS);
     c = base();
-    c.pp = 3; /* 80 layers / 3 */
+    c.pp = 3; /* (80 layers + embedding + loss) / 3 */
     c.dp = 8;
+    c.layer_split = SAX_LAYER_SPLIT_EMBEDDING_LOSS;
     assert_int_equal(fixture_eval(&problem, &c).reason, SAX_INFEASIBLE_DIVISIBILITY);
     c = base();
     c.vpp = 2; /* vpp without interleaved */

@@ -58,6 +58,15 @@ static void test_megatron_stage_layers(void **state)
     expect_layers(126, split(8, 8, SAX_LAYER_SPLIT_EMBEDDING_LOSS, 0, 0),
                   (const int[]){15, 16, 16, 16, 16, 16, 16, 15});
     expect_layers(12, split(4, 1, SAX_LAYER_SPLIT_UNIFORM, 0, 0), (const int[]){3, 3, 3, 3});
+    /* layers the stages do not divide, as DeepSpeed's partition_uniform hands them out: the first
+     * total mod (pp x vpp) virtual stages one more. BLOOM's 70 layers on 12 stages: 10 of 6, 2 of 5;
+     * 10 over 4 x 2 virtual stages (chunk k / 4 of stage k mod 4): virtual stages 0 and 1 take 2, the
+     * other six 1, so stages 0 and 1 hold 3 and stages 2 and 3 hold 2. */
+    expect_layers(70, split(12, 1, SAX_LAYER_SPLIT_UNIFORM, 0, 0),
+                  (const int[]){6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5});
+    expect_layers(10, split(4, 2, SAX_LAYER_SPLIT_UNIFORM, 0, 0), (const int[]){3, 3, 2, 2});
+    expect_layers(61, split(16, 1, SAX_LAYER_SPLIT_UNIFORM, 0, 0),
+                  (const int[]){4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3});
 }
 
 /* What Megatron-LM's transformer_config.py refuses, and what sax adds (first/last only with uniform). */
@@ -76,7 +85,8 @@ static void test_refused_splits(void **state)
         {12, split(4, 2, SAX_LAYER_SPLIT_UNIFORM, 2, 4)},  /* 3 a middle stage, not a multiple of vpp */
         {12, split(4, 2, SAX_LAYER_SPLIT_UNIFORM, 3, 3)},  /* first not a multiple of vpp */
         {10, split(4, 1, SAX_LAYER_SPLIT_BALANCED, 1, 3)}, /* first/last with balanced */
-        {10, split(4, 1, SAX_LAYER_SPLIT_UNIFORM, 0, 0)},  /* 10 / 4 */
+        {3, split(4, 1, SAX_LAYER_SPLIT_UNIFORM, 0, 0)},   /* fewer layers than stages */
+        {7, split(4, 2, SAX_LAYER_SPLIT_UNIFORM, 0, 0)},   /* fewer layers than virtual stages */
         {71, split(12, 1, SAX_LAYER_SPLIT_EMBEDDING_LOSS, 0, 0)}, /* 73 / 12 */
         {126, split(8, 3, SAX_LAYER_SPLIT_EMBEDDING_LOSS, 0, 0)}, /* 16 a stage, not a multiple of 3 */
     };

@@ -6,10 +6,10 @@
 #           ignored by sax, so a write beyond it would fail with EFBIG
 #   tmpfs   the results go to a 256 KiB tmpfs (mounted here; needs root; skipped, exit 77, when the
 #           mount is refused), where a write would fail with ENOSPC
-#   race    the disk fills during the write, after the pre-flight check passed: an 80 MiB tmpfs,
+#   race    the disk fills during the write, after the pre-flight check passed: a 160 MiB tmpfs,
 #           filled as soon as the first temporary file appears (Open MPI's lock test, before the
 #           results file exists and its room is reserved; skipped, exit 77, if the write wins)
-#   fits    a 24 MiB tmpfs: smaller than the file's upper bound (/rows uncompressed), larger than
+#   fits    a 40 MiB tmpfs: smaller than the file's upper bound (/rows uncompressed), larger than
 #           its estimate (/rows compressed): the sweep must write it
 #   reserved the same tmpfs filled once the results file has reserved its room (its allocated
 #           size reaches the bound): the write must succeed, identical to a sweep that had room, and
@@ -108,9 +108,9 @@ keep)
     why="are free in $dir"
     ;;
 race)
-    # The disk fills after the pre-flight check passed: a tmpfs with room for the file's bound (65 MiB
+    # The disk fills after the pre-flight check passed: a tmpfs with room for the file's bound (113 MiB
     # for kill-sweep.json --store all), filled (fallocate) as soon as the temporary file appears.
-    mount_tmpfs race 80m
+    mount_tmpfs race 160m
     out=$dir/out.h5
     # a deadlock inside HDF5 (docs/reliability.md, "Known gaps") ends as exit status 124
     prefix=(timeout -k 5 90)
@@ -129,9 +129,9 @@ race)
     fi
     ;;
 fits)
-    # bound 64.8 MiB with /rows uncompressed, about 16 MiB with /rows estimated compressed, 2.6 MiB
-    # written: a 24 MiB tmpfs must take it
-    mount_tmpfs fits 24m
+    # bound 113 MiB with /rows uncompressed, 25.5 MiB with /rows estimated compressed, 3.7 MiB
+    # written: a 40 MiB tmpfs must take it
+    mount_tmpfs fits 40m
     out=$dir/out.h5
     launch sweep "$config" -o "$out" --store all > run.out 2> run.err
     status=$?
@@ -140,16 +140,16 @@ fits)
     written_in_full
     ;;
 reserved)
-    mount_tmpfs reserved 80m
+    mount_tmpfs reserved 160m
     out=$dir/out.h5
     prefix=(timeout -k 5 90)
     launch sweep "$config" -o "$out" --store all > run.out 2> run.err &
     pid=$!
-    # the bound of kill-sweep.json --store all is 64.8 MiB: wait until 60 MiB are allocated
+    # the bound of kill-sweep.json --store all is 113 MiB: wait until 104 MiB are allocated
     reserved=0
     while kill -0 "$pid" 2> /dev/null; do
         tmp=$(compgen -G "$out.tmp.[0-9]*" | grep -v locktest | head -n 1)
-        if [[ -n $tmp ]] && [[ $(du -k "$tmp" 2> /dev/null | cut -f1) -ge 61440 ]]; then
+        if [[ -n $tmp ]] && [[ $(du -k "$tmp" 2> /dev/null | cut -f1) -ge 106496 ]]; then
             reserved=1
             break
         fi
