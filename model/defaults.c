@@ -45,7 +45,11 @@ void sax_training_set_defaults(sax_training_t *t)
     t->flash_attention = true;
     t->fp8_dot_product_attention = false; /* Megatron-LM's default; Transformer Engine's FP8 recipe
                                              covers its linear layers */
-    t->dropout = true;                    /* Megatron-LM's --hidden-dropout and --attention-dropout 0.1 */
+    /* no dropout, as Megatron-LM's own example scripts for Llama 3, Mixtral and DeepSeek-V3 and NeMo's
+     * configurations of Llama, Nemotron, Mixtral and GPT-3 175B pass it; Megatron-LM's built-in default
+     * (--hidden-dropout, --attention-dropout 0.1) is what GPT-3-era runs kept: their configurations say
+     * training.dropout true */
+    t->dropout = false;
     t->offload_activation_layers = 0;
     /* Megatron-LM keeps main gradients and reduces them in fp32 for bf16 and fp8 training unless
      * --no-gradient-accumulation-fusion / --grad-reduce-in-bf16 say otherwise (its memory estimator

@@ -121,9 +121,12 @@ static const cf_field_t training_fields[] = {
         "with `precision` fp8, run the attention core (scores and values) in fp8 as well (Megatron-LM's "
         "--fp8-dot-product-attention); false: only the linear layers of the transformer layers run in fp8, "
         "the attention core, the router and the output layer in bf16, as Megatron-LM does by default"),
-    BOOL_F(sax_training_t, dropout, "dropout", 1,
-           "hidden and attention dropout (Megatron-LM's default 0.1): a 1 B mask an element kept for the "
-           "backward; false: none (Llama 3, Qwen3 and DeepSeek-V3 train without dropout)"),
+    BOOL_F(
+        sax_training_t, dropout, "dropout", 0,
+        "hidden and attention dropout of 0.1 (Megatron-LM's built-in default, which GPT-3-era runs such as "
+        "Megatron-LM 2021 and BLOOM kept): a 1 B mask an element kept for the backward; false, the default: "
+        "none, as Llama, Qwen, DeepSeek, Mixtral, Nemotron and MPT train (the job passes "
+        "--attention-dropout 0.0 --hidden-dropout 0.0)"),
     INT_F(sax_training_t, offload_activation_layers, "offload_activation_layers", 0, CF_DEFAULT, 0,
           "layers (fewer than `model.layers`) whose activations move to CPU memory after their forward "
           "(Megatron-Core's --cpu-offloading-num-layers): they leave the GPU's memory, the copies are not "
