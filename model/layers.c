@@ -123,9 +123,9 @@ void sax_layer_split_stages(int total, const sax_candidate_t *c, const double *p
     case SAX_LAYER_SPLIT_COUNT: break;
     }
     /* Uniform: equal when the pp x vpp virtual stages divide the layers; otherwise the first
-     * `total mod chunks` virtual stages take one layer more, as DeepSpeed's partition_method "uniform"
-     * (deepspeed/runtime/utils.py partition_uniform) and PyTorch's pipelining split them. Virtual stage
-     * k is chunk k / pp of stage k mod pp. */
+     * `total mod chunks` virtual stages take one layer more, as current DeepSpeed's partition_method
+     * "uniform" (deepspeed/runtime/utils.py partition_uniform) splits them. Virtual stage k is chunk
+     * k / pp of stage k mod pp. */
     int chunks = pp * c->vpp, base = total / chunks, extra = total % chunks;
     for (int s = 0; s < pp; s++)
         layers[s] = base * c->vpp;
