@@ -473,6 +473,21 @@ static void test_tp_collectives_as_megatron_runs_them(void **state)
                  megatron.breakdown_s[SAX_PHASE_TP], u4);
     assert_true(hidden.iteration_time_s < megatron.iteration_time_s &&
                 megatron.iteration_time_s < waits.iteration_time_s);
+    /* NVLink 1000 times slower: the column-parallel pair (2u) outlasts the GEMMs it hides behind (g a
+     * layer), so the backward shows u + (2u - g) and a layer 2u + u + 2u - g = 5u - g: more than the
+     * 3u above and less than 5u, i.e. between 3/4 and 5/4 of the 4u of everything waiting */
+    p.cluster.scale_up.bw_Bps /= 1000.0;
+    sax_result_t slow_m = fixture_eval(&p, &c);
+    p.training.tp_comm_overlap = true;
+    p.training.tp_overlap = 0.0;
+    sax_result_t slow_w = fixture_eval(&p, &c);
+    assert_true(slow_m.feasible && slow_w.feasible);
+    double m_tp = slow_m.breakdown_s[SAX_PHASE_TP], w_tp = slow_w.breakdown_s[SAX_PHASE_TP];
+    if (!(m_tp > 0.75 * w_tp * (1.0 + 1e-6) && m_tp < 1.25 * w_tp))
+        fail_msg("slow NVLink: TP shows %.9g s, expected between 3/4 and 5/4 of %.9g s", m_tp, w_tp);
+    p.cluster.scale_up.bw_Bps *= 1000.0;
+    p.training.tp_comm_overlap = false;
+    p.training.tp_overlap = 1.0;
     /* without sequence parallelism --tp-comm-overlap has nothing to split: the all-reduces wait */
     c.sequence_parallel = false;
     p.training.tp_comm_overlap = true;
