@@ -42,6 +42,10 @@ void sax_training_set_defaults(sax_training_t *t)
     t->tp_comm_overlap = false; /* Megatron-LM's default; NVIDIA's performance recipes turn it on */
     /* what NCCL gives a ring; DeepSpeed 0.3's ZeRO-3 reached about 0.12 of it (docs/cost-model.md) */
     t->zero3_comm_efficiency = 1.0;
+    /* the host's synchronisation at every step (Megatron-LM's gradient norm read back with .item() for
+     * clipping, megatron/core/optimizer/clip_grads.py) and the relaunch after it: fitted by mean |error|
+     * to the published runs, 0.039 s (docs/cost-model.md section 2) */
+    t->step_overhead_s = 0.04;
     t->flash_attention = true;
     t->fp8_dot_product_attention = false; /* Megatron-LM's default; Transformer Engine's FP8 recipe
                                              covers its linear layers */

@@ -1076,7 +1076,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             return infeasible(r, SAX_INFEASIBLE_SIMULATION);
     }
 
-    /* each stage's end: its exposed DP synchronisation, then the optimizer step */
+    /* each stage's end: its exposed DP synchronisation, then the optimizer step and the host's
+     * synchronisation at the step */
     double opt[SAX_SIM_MAX_STAGES];
     int crit = 0;
     double t_iter = 0.0;
@@ -1088,7 +1089,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         double opt_bytes =
             6.0 + 2.0 * sax_optimizer_bytes(&p->training) + (p->training.master_weights ? 0.0 : 2.0);
         opt[s] = opt_params * opt_bytes / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff) *
-                 costs_for(p, c, st[s].gpu, cache, &n_cache)->slowest;
+                     costs_for(p, c, st[s].gpu, cache, &n_cache)->slowest +
+                 p->training.step_overhead_s; /* the host's synchronisation at the step (section 2) */
         if (trace != NULL)
             trace->dp_exposed_s[s] = end[s];
         end[s] += finish[s];

@@ -296,9 +296,11 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
     b[SAX_BN_COMPUTE].limited_by = b[SAX_BN_COMPUTE].memory_s > b[SAX_BN_COMPUTE].math_s
                                        ? SAX_LIMIT_MEMORY_BANDWIDTH
                                        : SAX_LIMIT_COMPUTE;
+    /* the optimizer's pass over HBM (eval.c), and the host's synchronisation at the step: latency */
+    const double step = fmin(d.opt_s, p->training.step_overhead_s);
     b[SAX_BN_OPTIMIZER].exposed_s = d.opt_s;
-    b[SAX_BN_OPTIMIZER].memory_s = d.opt_s;
-    b[SAX_BN_OPTIMIZER].limited_by = SAX_LIMIT_MEMORY_BANDWIDTH; /* Adam's pass over HBM (eval.c) */
+    b[SAX_BN_OPTIMIZER].memory_s = d.opt_s - step;
+    b[SAX_BN_OPTIMIZER].limited_by = d.opt_s - step >= step ? SAX_LIMIT_MEMORY_BANDWIDTH : SAX_LIMIT_LATENCY;
 
     /* the per-layer collectives: TP and CP rings, EP's all-to-all */
     const struct {

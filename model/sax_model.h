@@ -172,6 +172,10 @@ typedef struct {
                                            default: the forward's wait, the backward's column-parallel ones
                                            hide behind its GEMMs. Config key training.tp_comm_overlap */
     double tp_overlap;                  /* with tp_comm_overlap, the fraction of TP traffic hidden, 0..1 */
+    double step_overhead_s;             /* what each iteration costs beyond its micro-batches and optimizer
+                                           math: the host's synchronisation at the step (the gradient norm's
+                                           .item()) and the relaunch after it. Config key
+                                           training.step_overhead */
     double zero3_comm_efficiency;       /* the fraction of the collectives' bandwidth a ZeRO-3/FSDP
                                            implementation's per-layer gathers and scatters reach, 0..1 */
     bool flash_attention;               /* fused attention (no score matrix in HBM); false: Megatron 2021's
@@ -648,7 +652,8 @@ typedef struct {
     sax_bn_phase_t bubble_of; /* pp limited by its bubble: the largest part of the stages' events it
                                   waits on (compute, or a phase whose traffic is inside the events) */
     double math_s, memory_s;  /* compute: the critical stage's GEMM and attention time, and its
-                                  memory-bound kernels' (optimizer: memory_s is the step) */
+                                  memory-bound kernels' (optimizer: memory_s is its pass over HBM, the rest
+                                  of exposed_s the host's synchronisation at the step) */
 } sax_bottleneck_t;
 
 /* The phases of candidate c's iteration with nonzero exposed time, sorted by exposed time, longest

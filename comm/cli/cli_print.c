@@ -203,7 +203,11 @@ void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn)
                      sax_limit_names[b->limited_by], sax_quantity_str(b->bubble_s, "s", t1, sizeof t1),
                      sax_bn_phase_names[b->bubble_of]);
         } else if (b->phase == SAX_BN_OPTIMIZER) {
-            snprintf(why, sizeof why, "HBM bandwidth: Adam reads and writes 30 B per parameter");
+            snprintf(why, sizeof why,
+                     "%s: the optimizer's pass over HBM %s, the host's synchronisation at the step %s",
+                     b->limited_by == SAX_LIMIT_LATENCY ? "latency" : "HBM bandwidth",
+                     sax_quantity_str(b->memory_s, "s", t1, sizeof t1),
+                     sax_quantity_str(b->exposed_s - b->memory_s, "s", t2, sizeof t2));
         } else if (b->limited_by == SAX_LIMIT_MEMORY_BANDWIDTH) {
             snprintf(why, sizeof why, "HBM bandwidth: memory-bound kernels %s, GEMMs and attention %s",
                      sax_quantity_str(b->memory_s, "s", t1, sizeof t1),

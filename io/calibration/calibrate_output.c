@@ -103,8 +103,8 @@ sax_status_t cal_write_output(const cal_state_t *st, sax_error_t *err)
         if (!st->params[j].determined || st->params[j].gpu >= 0)
             continue;
         cJSON *training = object_member(root, "training");
-        set_number(training, st->params[j].kind == CAL_DP_OVERLAP ? "dp_overlap_efficiency" : "tp_overlap",
-                   st->params[j].value);
+        /* the key in the training object: the parameter's name after "training." */
+        set_number(training, cal_param_key(st->params[j].kind) + strlen("training."), st->params[j].value);
     }
     char *out = cJSON_Print(root);
     cJSON_Delete(root);

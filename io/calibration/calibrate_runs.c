@@ -88,6 +88,8 @@ void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p)
             p->training.dp_overlap_efficiency = x[j];
         else if (st->params[j].kind == CAL_TP_OVERLAP)
             p->training.tp_overlap = x[j];
+        else if (st->params[j].kind == CAL_STEP_OVERHEAD)
+            p->training.step_overhead_s = x[j];
     }
 }
 
@@ -168,6 +170,7 @@ static void setup_params(cal_state_t *st)
     st->n_params = 0;
     add_param(st, CAL_DP_OVERLAP, -1, st->config.problem.training.dp_overlap_efficiency);
     add_param(st, CAL_TP_OVERLAP, -1, st->config.problem.training.tp_overlap);
+    add_param(st, CAL_STEP_OVERHEAD, -1, st->config.problem.training.step_overhead_s);
     for (int i = 0; i < st->n_runs; i++) {
         const sax_cluster_t *c = &st->runs[i].cfg.problem.cluster;
         collect_gpu(st, &c->gpu);

@@ -108,6 +108,10 @@ static const cf_field_t training_fields[] = {
            "only the column-parallel layers' gather and scatter hide behind their GEMMs"),
     QTY_F(sax_training_t, tp_overlap, "tp_overlap", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
           "with `tp_comm_overlap`, the fraction of TP traffic hidden behind GEMMs"),
+    QTY_F(sax_training_t, step_overhead_s, "step_overhead", SAX_UNIT_TIME, 0, false, INF, false, CF_MODEL, 0,
+          "what each iteration costs beyond its micro-batches and the optimizer's pass over HBM: the host "
+          "synchronising with the GPUs at the step (the gradient norm read back for clipping) and the "
+          "relaunch of the next step's kernels after it (docs/cost-model.md section 2)"),
     QTY_F(
         sax_training_t, zero3_comm_efficiency, "zero3_comm_efficiency", SAX_UNIT_NONE, 0, true, 1, false,
         CF_MODEL, 0,

@@ -532,6 +532,46 @@ static void test_hidden_traffic_slows_compute(void **state)
     assert_true(slowed.iteration_time_s > hidden.iteration_time_s);
 }
 
+/* training.step_overhead: the host's synchronisation at the step happens once an iteration, after every
+ * stage's optimizer step and outside every micro-batch, so on one building (no link whose backlog could
+ * absorb it) a quarter of a second of it makes the iteration exactly a quarter of a second longer, on
+ * the breakdown's compute (where the optimizer step sits), whatever the pipeline; and the explanation's
+ * optimizer phase is that quarter second plus Adam's pass over HBM, limited by latency when the quarter
+ * second is the larger part. */
+static void test_step_overhead_once_an_iteration(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    sax_candidate_t c = base();
+    for (int pp = 1; pp <= 4; pp *= 4) {
+        c.pp = pp;
+        c.dp = 128 / pp; /* 1024 GPUs: one building */
+        p.training.step_overhead_s = 0.0;
+        sax_result_t without = fixture_eval(&p, &c);
+        p.training.step_overhead_s = 0.25;
+        sax_result_t with = fixture_eval(&p, &c);
+        assert_true(without.feasible && with.feasible);
+        assert_true(with.cross_site_bytes_per_iteration == 0.0);
+        double grown = with.iteration_time_s - without.iteration_time_s;
+        if (fabs(grown - 0.25) > 1e-9)
+            fail_msg("PP %d: the iteration grew by %.12g s, expected 0.25 s", pp, grown);
+        assert_true(
+            fabs(with.breakdown_s[SAX_PHASE_COMPUTE] - without.breakdown_s[SAX_PHASE_COMPUTE] - 0.25) < 1e-9);
+        sax_bottleneck_t bn[SAX_BN_PHASE_COUNT];
+        int n = 0;
+        assert_int_equal(sax_model_explain(&p, &c, scratch, bn, &n), SAX_OK);
+        bool seen = false;
+        for (int i = 0; i < n; i++)
+            if (bn[i].phase == SAX_BN_OPTIMIZER) {
+                seen = true;
+                assert_true(bn[i].memory_s > 0.0 && bn[i].memory_s < 0.25);
+                assert_true(fabs(bn[i].exposed_s - bn[i].memory_s - 0.25) < 1e-9);
+                assert_int_equal(bn[i].limited_by, SAX_LIMIT_LATENCY);
+            }
+        assert_true(seen);
+    }
+}
+
 /* A collective shares its link with the pipeline, worked by hand. Building A holds 512 GPUs, B 1024,
  * one link of C bytes/s each way between them; TP 8, DP 32, PP 3, CP 2, order tp-dp-pp-cp (84 layers,
  * 28 a stage; m = 512 / 32 = 16). CP is outermost: the pairs join GPU i with 768 + i, and the first
@@ -645,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_iteration_detail),
         cmocka_unit_test(test_tp_collectives_as_megatron_runs_them),
         cmocka_unit_test(test_hidden_traffic_slows_compute),
+        cmocka_unit_test(test_step_overhead_once_an_iteration),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
     };
