@@ -402,7 +402,7 @@ typedef struct {
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
-                      double interference, stage_t *st, layer_parts_t *parts)
+                      double z3_mem, double interference, stage_t *st, layer_parts_t *parts)
 {
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
@@ -428,7 +428,9 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double cp_f = sax_max(0.0, call[LAYER_CP] - lc->attn_s),
            cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
-    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s;
+    /* ZeRO-3/FSDP: each micro-batch's unsharded weight gradient passes through HBM once more on its way
+     * to the reduce-scatter (z3_mem, section 6) */
+    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + (c->zero == 3 ? z3_mem : 0.0);
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
     if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) {
         /* DualPipe runs a forward and a backward chunk of two micro-batches together: the forward's
@@ -838,12 +840,22 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             stage_t one = {0}, many;
             layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
             const double kappa = gc->gpu->comm_interference;
-            add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, kappa, &one, &part_one);
+            /* seconds a parameter of FSDP's gradient pass, every micro-batch (section 6): FSDP2 copies the
+             * bf16 gradient into the reduce-scatter's buffer in the reduction's dtype (read 2 B, write gb;
+             * NCCL averages); FSDP1 casts it when the dtypes differ and divides it in place (read and
+             * write gb) */
+            const double z3_grad_pass = (p->training.fsdp == SAX_FSDP_FSDP1
+                                             ? (gb > SAX_ACT_BYTES ? SAX_ACT_BYTES + gb : 0.0) + 2.0 * gb
+                                             : SAX_ACT_BYTES + gb) /
+                                        (gc->gpu->hbm_bw_Bps * gc->gpu->mem_eff) * gc->slowest;
+            add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, z3_grad_pass * gc->dense.params,
+                      kappa, &one, &part_one);
             many = one;
             stage_layers(&st[s], &one, n_dense, true);
             if (nl > n_dense) {
                 memset(&many, 0, sizeof many);
-                add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, kappa, &many, &part_many);
+                add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, z3_grad_pass * gc->moe.params, kappa,
+                          &many, &part_many);
                 stage_layers(&st[s], &many, nl - n_dense, false);
             }
             /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):

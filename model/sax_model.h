@@ -83,6 +83,9 @@ int sax_status_exit_code(sax_status_t s);
 /* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one over DeepEP */
 #define SAX_MOE_DISPATCHER_LIST(X)                                                                           \
     X(SAX_MOE_DISPATCHER_ALLTOALL, "alltoall") X(SAX_MOE_DISPATCHER_FLEX, "flex")
+/* Which FSDP runs ZeRO-3: PyTorch's fully_shard (FSDP2; Megatron-LM's --use-torch-fsdp2, NeMo AutoModel)
+ * or its FullyShardedDataParallel (FSDP1; Composer and llm-foundry, 2023) */
+#define SAX_FSDP_LIST(X) X(SAX_FSDP_FSDP2, "fsdp2") X(SAX_FSDP_FSDP1, "fsdp1")
 /* The flash-attention kernel a run uses (Megatron-LM's --attention-backend): Transformer Engine's cuDNN
  * fused attention, or Dao's FlashAttention-1 (and the Triton kernels of its generation), -2 or -3 */
 #define SAX_ATTN_BACKEND_LIST(X)                                                                             \
@@ -124,6 +127,7 @@ typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_alg
 typedef enum { SAX_COMPRESSION_LIST(SAX_ENUM_MEMBER) SAX_COMPRESSION_COUNT } sax_compression_t;
 typedef enum { SAX_GRAD_DTYPE_LIST(SAX_ENUM_MEMBER) SAX_GRAD_DTYPE_COUNT } sax_grad_dtype_t;
 typedef enum { SAX_MOE_DISPATCHER_LIST(SAX_ENUM_MEMBER) SAX_MOE_DISPATCHER_COUNT } sax_moe_dispatcher_t;
+typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
 typedef enum { SAX_ATTN_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_ATTN_BACKEND_COUNT } sax_attn_backend_t;
 typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER) SAX_COLL_OP_COUNT } sax_coll_op_t;
 typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
@@ -142,6 +146,7 @@ extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
 extern const char *const sax_compression_names[SAX_COMPRESSION_COUNT];
 extern const char *const sax_grad_dtype_names[SAX_GRAD_DTYPE_COUNT];
 extern const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT];
+extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
 extern const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT];
 extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
 extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
@@ -176,6 +181,8 @@ typedef struct {
                                            math: the host's synchronisation at the step (the gradient norm's
                                            .item()) and the relaunch after it. Config key
                                            training.step_overhead */
+    sax_fsdp_t fsdp;                    /* which FSDP runs ZeRO-3 (its per-micro-batch gradient pass). Config
+                                           key training.fsdp */
     double zero3_comm_efficiency;       /* the fraction of the collectives' bandwidth a ZeRO-3/FSDP
                                            implementation's per-layer gathers and scatters reach, 0..1 */
     bool flash_attention;               /* fused attention (no score matrix in HBM); false: Megatron 2021's

@@ -191,6 +191,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     }
     if (c->zero == 3) {
         ARG(j, "--use-torch-fsdp2");
+        if (p->training.fsdp == SAX_FSDP_FSDP1)
+            NOTE(j,
+                 "fsdp1: PyTorch's FullyShardedDataParallel (Composer, llm-foundry); Megatron-LM runs FSDP2");
     } else if (c->zero >= 1) {
         ARG(j, "--use-distributed-optimizer");
         if (c->zero == 2)

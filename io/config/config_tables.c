@@ -112,6 +112,12 @@ static const cf_field_t training_fields[] = {
           "what each iteration costs beyond its micro-batches and the optimizer's pass over HBM: the host "
           "synchronising with the GPUs at the step (the gradient norm read back for clipping) and the "
           "relaunch of the next step's kernels after it (docs/cost-model.md section 2)"),
+    ENUM_F(
+        sax_training_t, fsdp, "fsdp", sax_fsdp_names, SAX_FSDP_COUNT, CF_MODEL, 0,
+        "which FSDP runs ZeRO-3 (`parallelism.zero` 3): `fsdp2`, PyTorch's fully_shard (Megatron-LM's "
+        "--use-torch-fsdp2, NeMo AutoModel), copies each micro-batch's weight gradient into the "
+        "reduce-scatter's buffer in the reduction's dtype; `fsdp1`, PyTorch's FullyShardedDataParallel "
+        "(Composer, llm-foundry), casts it and divides it in place as well (docs/cost-model.md section 6)"),
     QTY_F(
         sax_training_t, zero3_comm_efficiency, "zero3_comm_efficiency", SAX_UNIT_NONE, 0, true, 1, false,
         CF_MODEL, 0,

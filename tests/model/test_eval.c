@@ -572,6 +572,48 @@ static void test_step_overhead_once_an_iteration(void **state)
     }
 }
 
+/* ZeRO-3's gradient pass (training.fsdp), by hand. Eight layers on one node, DP 8 (no TP, no pipeline),
+ * micro-batch 1 of 512: m = 64 micro-batches. Each GPU gathers a layer's P = h (a d + 2 g d) + a d h +
+ * 3 h f + 2 h parameters (attention, SwiGLU, two norms). FSDP2 copies the bf16 gradient into the
+ * reduce-scatter's buffer in fp32 (2 + 4 B a parameter); FSDP1 casts it (2 + 4 B) and divides it in place
+ * (4 + 4 B): 8 B more, at hbm_bw x mem_eff, every layer and micro-batch, on the compute path (NVLink's
+ * gathers and scatters stay hidden behind the layers). With bf16 reductions both pass 4 B (FSDP2 copies
+ * 2 + 2, FSDP1 only divides, 2 + 2): the same time. Every GPU alike (speed_variation 0). */
+static void test_fsdp_gradient_pass(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model.layers = 8;
+    p.cluster.gpu.speed_cv = 0.0;
+    for (int s = 0; s < p.cluster.n_sites; s++)
+        p.cluster.sites[s].gpu.speed_cv = 0.0;
+    sax_candidate_t c = base();
+    c.tp = 1;
+    c.sequence_parallel = false;
+    c.pp = 1;
+    c.dp = 8;
+    c.zero = 3;
+    const double h = 8192, a = 64, g = 8, d = 128, f = 28672;
+    const double params = h * (a * d + 2.0 * g * d) + a * d * h + 3.0 * h * f + 2.0 * h;
+    const double rate = p.cluster.gpu.hbm_bw_Bps * p.cluster.gpu.mem_eff;
+    p.training.grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
+    p.training.fsdp = SAX_FSDP_FSDP2;
+    sax_result_t two = fixture_eval(&p, &c);
+    p.training.fsdp = SAX_FSDP_FSDP1;
+    sax_result_t one = fixture_eval(&p, &c);
+    assert_true(two.feasible && one.feasible);
+    assert_true(two.breakdown_s[SAX_PHASE_DP] == 0.0 && one.breakdown_s[SAX_PHASE_DP] == 0.0);
+    double want = 64.0 * 8.0 * params * 8.0 / rate, got = one.iteration_time_s - two.iteration_time_s;
+    if (fabs(got - want) > 1e-9 * want)
+        fail_msg("fsdp1 takes %.9g s more than fsdp2, expected %.9g s", got, want);
+    p.training.grad_reduce_dtype = SAX_GRAD_DTYPE_BF16;
+    sax_result_t one16 = fixture_eval(&p, &c);
+    p.training.fsdp = SAX_FSDP_FSDP2;
+    sax_result_t two16 = fixture_eval(&p, &c);
+    assert_true(one16.feasible && two16.feasible);
+    assert_true(fabs(one16.iteration_time_s - two16.iteration_time_s) <= 1e-12 * two16.iteration_time_s);
+}
+
 /* A collective shares its link with the pipeline, worked by hand. Building A holds 512 GPUs, B 1024,
  * one link of C bytes/s each way between them; TP 8, DP 32, PP 3, CP 2, order tp-dp-pp-cp (84 layers,
  * 28 a stage; m = 512 / 32 = 16). CP is outermost: the pairs join GPU i with 768 + i, and the first
@@ -686,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_tp_collectives_as_megatron_runs_them),
         cmocka_unit_test(test_hidden_traffic_slows_compute),
         cmocka_unit_test(test_step_overhead_once_an_iteration),
+        cmocka_unit_test(test_fsdp_gradient_pass),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
     };
