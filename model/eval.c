@@ -425,8 +425,11 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         tp_b = 0.5 * tp_all + sax_max(0.0, tp_all - lc->gemm_s);
         tp_b_all = 1.5 * tp_all;
     }
-    double cp_f = sax_max(0.0, call[LAYER_CP] - lc->attn_s),
-           cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - 2.0 * lc->attn_s);
+    /* CP: the p2p ring's passes run behind attention's chunks, an all-gather waits (Megatron-Core's
+     * cp_comm_type; the backward gathers K and V again and reduce-scatters their gradients) */
+    const double cp_hide = p->training.cp_comm_type == SAX_CP_COMM_P2P ? 1.0 : 0.0;
+    double cp_f = sax_max(0.0, call[LAYER_CP] - cp_hide * lc->attn_s),
+           cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - cp_hide * 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
     /* ZeRO-3/FSDP: each micro-batch's unsharded weight gradient passes through HBM once more on its way
      * to the reduce-scatter (z3_mem, section 6) */
@@ -479,10 +482,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
      * behind the other direction, ZeRO-3's prefetched gathers and scatters. */
     double hid_f = 0.0, hid_b = 0.0;
     if (interference > 0.0) {
-        hid_f = (tp_all - tp_f) + sax_min(call[LAYER_CP], lc->attn_s) +
-                (moe ? 2.0 * call[LAYER_EP] - ep_f : 0.0) + (c->zero == 3 ? z3_ag * slow - z3_f : 0.0);
+        hid_f = (tp_all - tp_f) + (call[LAYER_CP] - cp_f) + (moe ? 2.0 * call[LAYER_EP] - ep_f : 0.0) +
+                (c->zero == 3 ? z3_ag * slow - z3_f : 0.0);
         hid_b = (tp_b_all - tp_b) + (c->recompute == SAX_RECOMPUTE_FULL ? tp_all - tp_f : 0.0) +
-                sax_min(2.0 * call[LAYER_CP], 2.0 * lc->attn_s) + (moe ? 2.0 * call[LAYER_EP] - ep_b : 0.0) +
+                (2.0 * call[LAYER_CP] - cp_b) + (moe ? 2.0 * call[LAYER_EP] - ep_b : 0.0) +
                 (c->zero == 3 ? (z3_ag + z3_rs) * slow - z3_b : 0.0);
         hid_f *= interference;
         hid_b *= interference;

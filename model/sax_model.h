@@ -83,6 +83,9 @@ int sax_status_exit_code(sax_status_t s);
 /* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one over DeepEP */
 #define SAX_MOE_DISPATCHER_LIST(X)                                                                           \
     X(SAX_MOE_DISPATCHER_ALLTOALL, "alltoall") X(SAX_MOE_DISPATCHER_FLEX, "flex")
+/* How context parallelism exchanges K and V (Megatron-Core's cp_comm_type, --cp-comm-type): a ring of
+ * point-to-point sends that attention's chunks hide, or one all-gather before attention that waits */
+#define SAX_CP_COMM_LIST(X) X(SAX_CP_COMM_P2P, "p2p") X(SAX_CP_COMM_ALL_GATHER, "all_gather")
 /* Which FSDP runs ZeRO-3: PyTorch's fully_shard (FSDP2; Megatron-LM's --use-torch-fsdp2, NeMo AutoModel)
  * or its FullyShardedDataParallel (FSDP1; Composer and llm-foundry, 2023) */
 #define SAX_FSDP_LIST(X) X(SAX_FSDP_FSDP2, "fsdp2") X(SAX_FSDP_FSDP1, "fsdp1")
@@ -128,6 +131,7 @@ typedef enum { SAX_COMPRESSION_LIST(SAX_ENUM_MEMBER) SAX_COMPRESSION_COUNT } sax
 typedef enum { SAX_GRAD_DTYPE_LIST(SAX_ENUM_MEMBER) SAX_GRAD_DTYPE_COUNT } sax_grad_dtype_t;
 typedef enum { SAX_MOE_DISPATCHER_LIST(SAX_ENUM_MEMBER) SAX_MOE_DISPATCHER_COUNT } sax_moe_dispatcher_t;
 typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
+typedef enum { SAX_CP_COMM_LIST(SAX_ENUM_MEMBER) SAX_CP_COMM_COUNT } sax_cp_comm_t;
 typedef enum { SAX_ATTN_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_ATTN_BACKEND_COUNT } sax_attn_backend_t;
 typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER) SAX_COLL_OP_COUNT } sax_coll_op_t;
 typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
@@ -147,6 +151,7 @@ extern const char *const sax_compression_names[SAX_COMPRESSION_COUNT];
 extern const char *const sax_grad_dtype_names[SAX_GRAD_DTYPE_COUNT];
 extern const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT];
 extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
+extern const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT];
 extern const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT];
 extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
 extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
@@ -181,6 +186,9 @@ typedef struct {
                                            math: the host's synchronisation at the step (the gradient norm's
                                            .item()) and the relaunch after it. Config key
                                            training.step_overhead */
+    sax_cp_comm_t cp_comm_type;         /* how CP exchanges K and V: p2p (Megatron-Core's default, hidden
+                                           behind attention) or all_gather (waits). Config key
+                                           training.cp_comm_type */
     sax_fsdp_t fsdp;                    /* which FSDP runs ZeRO-3 (its per-micro-batch gradient pass). Config
                                            key training.fsdp */
     double zero3_comm_efficiency;       /* the fraction of the collectives' bandwidth a ZeRO-3/FSDP

@@ -76,6 +76,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     ARG(j, "--tensor-model-parallel-size %d", c->tp);
     ARG(j, "--pipeline-model-parallel-size %d", c->pp);
     ARG(j, "--context-parallel-size %d", c->cp);
+    if (c->cp > 1 && p->training.cp_comm_type == SAX_CP_COMM_ALL_GATHER)
+        ARG(j, "--cp-comm-type allgather");
     if (p->model.experts > 0)
         ARG(j, "--expert-model-parallel-size %d", c->ep);
     if (p->model.experts > 0 && c->etp > 0)

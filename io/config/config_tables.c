@@ -112,6 +112,11 @@ static const cf_field_t training_fields[] = {
           "what each iteration costs beyond its micro-batches and the optimizer's pass over HBM: the host "
           "synchronising with the GPUs at the step (the gradient norm read back for clipping) and the "
           "relaunch of the next step's kernels after it (docs/cost-model.md section 2)"),
+    ENUM_F(sax_training_t, cp_comm_type, "cp_comm_type", sax_cp_comm_names, SAX_CP_COMM_COUNT, CF_MODEL, 0,
+           "how context parallelism exchanges K and V (Megatron-Core's cp_comm_type, Megatron-LM's "
+           "--cp-comm-type): `p2p`, a ring of sends that runs behind attention's chunks; `all_gather`, one "
+           "all-gather of K and V before attention (and a gather and a reduce-scatter in the backward) "
+           "that the attention waits for (docs/cost-model.md section 6)"),
     ENUM_F(
         sax_training_t, fsdp, "fsdp", sax_fsdp_names, SAX_FSDP_COUNT, CF_MODEL, 0,
         "which FSDP runs ZeRO-3 (`parallelism.zero` 3): `fsdp2`, PyTorch's fully_shard (Megatron-LM's "

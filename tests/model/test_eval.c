@@ -614,6 +614,38 @@ static void test_fsdp_gradient_pass(void **state)
     assert_true(fabs(one16.iteration_time_s - two16.iteration_time_s) <= 1e-12 * two16.iteration_time_s);
 }
 
+/* training.cp_comm_type: with `all_gather` attention waits for its K and V, so every layer of every
+ * micro-batch shows the CP all-gather once forward and twice backward (gathered again, and the
+ * gradients reduce-scattered): 80 layers x 8 micro-batches x 3 x the all-gather's time, the time the
+ * explanation gives for the CP phase's collective. The p2p ring hides what attention's chunks cover, so
+ * it shows less and the iteration is shorter. One building: TP 8, CP 2, DP 64, one stage. */
+static void test_cp_all_gather_waits(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    sax_candidate_t c = base();
+    c.pp = 1;
+    c.cp = 2;
+    c.dp = 64; /* 8 x 2 x 64 = 1024 GPUs; 512 / 64 = 8 micro-batches */
+    p.training.cp_comm_type = SAX_CP_COMM_ALL_GATHER;
+    sax_result_t ag = fixture_eval(&p, &c);
+    sax_bottleneck_t bn[SAX_BN_PHASE_COUNT];
+    int n = 0;
+    assert_int_equal(sax_model_explain(&p, &c, scratch, bn, &n), SAX_OK);
+    double pass = 0.0;
+    for (int i = 0; i < n; i++)
+        if (bn[i].phase == SAX_BN_CP && bn[i].has_coll)
+            pass = bn[i].coll.time_s;
+    p.training.cp_comm_type = SAX_CP_COMM_P2P;
+    sax_result_t ring = fixture_eval(&p, &c);
+    assert_true(ag.feasible && ring.feasible && pass > 0.0);
+    double want = 80.0 * 8.0 * 3.0 * pass;
+    if (fabs(ag.breakdown_s[SAX_PHASE_CP] - want) > 1e-9 * want)
+        fail_msg("all_gather shows %.9g s of CP, expected %.9g s", ag.breakdown_s[SAX_PHASE_CP], want);
+    assert_true(ring.breakdown_s[SAX_PHASE_CP] < ag.breakdown_s[SAX_PHASE_CP]);
+    assert_true(ring.iteration_time_s < ag.iteration_time_s);
+}
+
 /* A collective shares its link with the pipeline, worked by hand. Building A holds 512 GPUs, B 1024,
  * one link of C bytes/s each way between them; TP 8, DP 32, PP 3, CP 2, order tp-dp-pp-cp (84 layers,
  * 28 a stage; m = 512 / 32 = 16). CP is outermost: the pairs join GPU i with 768 + i, and the first
@@ -729,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_hidden_traffic_slows_compute),
         cmocka_unit_test(test_step_overhead_once_an_iteration),
         cmocka_unit_test(test_fsdp_gradient_pass),
+        cmocka_unit_test(test_cp_all_gather_waits),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
     };
