@@ -46,7 +46,8 @@ void sax_training_set_defaults(sax_training_t *t)
     t->fsdp = SAX_FSDP_FSDP2;          /* what Megatron-LM's --use-torch-fsdp2 runs */
     /* the host's synchronisation at every step (Megatron-LM's gradient norm read back with .item() for
      * clipping, megatron/core/optimizer/clip_grads.py) and the relaunch after it: fitted by mean |error|
-     * to the published runs, 0.039 s (docs/cost-model.md section 2) */
+     * to the published runs, 0.04-0.07 s by where the fit starts; the low end (docs/cost-model.md
+     * section 2) */
     t->step_overhead_s = 0.04;
     t->flash_attention = true;
     t->fp8_dot_product_attention = false; /* Megatron-LM's default; Transformer Engine's FP8 recipe

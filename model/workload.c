@@ -6,6 +6,8 @@
  */
 #include "model_internal.h"
 
+#include <math.h>
+
 static double ffn_matrices(const sax_model_desc_t *m) { return m->ffn_act == SAX_FFN_SWIGLU ? 3.0 : 2.0; }
 
 static double head_dim(const sax_model_desc_t *m)
@@ -93,6 +95,27 @@ static double gemm(const sax_gpu_t *gpu, sax_precision_t prec, double batch, dou
  * forward and 370 backward (docs/cost-model.md section 2). */
 #define SAX_ATTN_HALF_SEQUENCE 400.0
 
+/* The head dimension a flash-attention kernel computes with: it rounds the model's up to a size it was
+ * built for and works on the padding too (docs/cost-model.md section 2). FlashAttention-1 and the
+ * Triton kernels of its generation: the next power of two (llm-foundry's flash_attn_triton.py,
+ * BLOCK_HEADDIM); FlashAttention-2: a multiple of 32 up to 192, then 256 (flash_api.cpp,
+ * head_size_rounded); FlashAttention-3: 64, 96, 128, 192 or 256; cuDNN's fused kernel: a multiple of 8. */
+static double kernel_head_dim(sax_attn_backend_t backend, double d)
+{
+    switch (backend) {
+    case SAX_ATTN_FLASH1: {
+        double p = 16.0;
+        while (p < d)
+            p *= 2.0;
+        return p;
+    }
+    case SAX_ATTN_FLASH2: return d <= 192.0 ? 32.0 * ceil(d / 32.0) : 256.0;
+    case SAX_ATTN_FLASH3:
+        return d <= 64.0 ? 64.0 : d <= 96.0 ? 96.0 : d <= 128.0 ? 128.0 : d <= 192.0 ? 192.0 : 256.0;
+    default: return 8.0 * ceil(d / 8.0);
+    }
+}
+
 void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
                     int ep, int etp, int b, bool sp, bool moe, sax_layer_cost_t *out)
 {
@@ -146,7 +169,11 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
                         ((attn_prec == SAX_PRECISION_FP8 ? 1.0 : 2.0) * (sl + s) * (dqk + d));
             eff = sax_gemm_efficiency_ai(gpu, ai, attn_prec);
         }
-        attn_s = 0.5 * attn_flops / (sax_gpu_peak_flops(gpu, attn_prec) * eff);
+        /* the kernel computes at its padded head dimensions: the time, not the model's FLOPs */
+        const double pad =
+            (kernel_head_dim(tr->attention_backend, dqk) + kernel_head_dim(tr->attention_backend, d)) /
+            (dqk + d);
+        attn_s = 0.5 * attn_flops * pad / (sax_gpu_peak_flops(gpu, attn_prec) * eff);
         out->attn_bwd_s = 2.5 * attn_s;
     } else {
         attn_s = gemm(gpu, attn_prec, b * heads, sl, s, dqk) + gemm(gpu, attn_prec, b * heads, sl, d, s);

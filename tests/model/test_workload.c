@@ -207,6 +207,52 @@ static void test_attention_backend_by_hand(void **state)
     assert_within(lc.attn_s, flops / (989e12 * 0.8 * 1024 / 1124), 1e-12);
 }
 
+/* A flash-attention kernel computes at the head dimension it was built for, padding included: with every
+ * kernel at the same speed, a head of 80 takes 128/80 = 1.6 times cuDNN's time under FlashAttention-1's
+ * Triton kernel (the next power of two), 96/80 = 1.2 under FlashAttention-2 (a multiple of 32) and -3
+ * (64, 96, 128, ...); a head of 112, 128/112 under FlashAttention-2 and -3; the model's FLOPs stay. */
+static void test_attention_head_padding_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {.peak_flops_bf16 = 989e12,
+                     .hbm_bytes = 80e9,
+                     .hbm_bw_Bps = 3.35e12,
+                     .gemm_eff_max = 0.8,
+                     .gemm_eff_half_ai = 100,
+                     .mem_eff = 0.7,
+                     .attn_eff = {0.5, 0.5, 0.5, 0.5}};
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    const double heads[2] = {80, 112}, want[2][SAX_ATTN_BACKEND_COUNT] = {{[SAX_ATTN_FUSED] = 1.0,
+                                                                           [SAX_ATTN_FLASH1] = 128.0 / 80,
+                                                                           [SAX_ATTN_FLASH2] = 96.0 / 80,
+                                                                           [SAX_ATTN_FLASH3] = 96.0 / 80},
+                                                                          {[SAX_ATTN_FUSED] = 1.0,
+                                                                           [SAX_ATTN_FLASH1] = 128.0 / 112,
+                                                                           [SAX_ATTN_FLASH2] = 128.0 / 112,
+                                                                           [SAX_ATTN_FLASH3] = 128.0 / 112}};
+    for (int i = 0; i < 2; i++) {
+        sax_model_desc_t m = {.name = "padded",
+                              .layers = 4,
+                              .hidden = (int)(16 * heads[i]),
+                              .ffn_hidden = (int)(64 * heads[i]),
+                              .heads = 16,
+                              .kv_heads = 16,
+                              .vocab = 1000,
+                              .seq_len = 4096,
+                              .ffn_act = SAX_FFN_GELU};
+        sax_layer_cost_t ref, lc;
+        tr.attention_backend = SAX_ATTN_FUSED;
+        sax_layer_cost(&m, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &ref);
+        for (int k = 0; k < SAX_ATTN_BACKEND_COUNT; k++) {
+            tr.attention_backend = (sax_attn_backend_t)k;
+            sax_layer_cost(&m, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
+            assert_within(lc.attn_s / ref.attn_s, want[i][k], 1e-12);
+            assert_within(lc.attn_bwd_s / ref.attn_bwd_s, want[i][k], 1e-12);
+            assert_true(lc.flops == ref.flops);
+        }
+    }
+}
+
 /* Korthikanti et al. 2022 (arXiv 2205.05198) eq. (1)-(4), bytes per layer, MHA + GELU + f = 4h:
  *   no parallelism           s b h (34 + 5 a s / h)
  *   TP only                  s b h (10 + 24/t + 5 a s / (h t))
@@ -475,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_layer_flops_by_hand),
         cmocka_unit_test(test_fp8_casts_and_bf16_attention_by_hand),
         cmocka_unit_test(test_attention_backend_by_hand),
+        cmocka_unit_test(test_attention_head_padding_by_hand),
         cmocka_unit_test(test_korthikanti_activation_memory),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
