@@ -432,8 +432,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
            cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - cp_hide * 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
     /* ZeRO-3/FSDP: each micro-batch's unsharded weight gradient passes through HBM once more on its way
-     * to the reduce-scatter (z3_mem, section 6) */
-    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + (c->zero == 3 ? z3_mem : 0.0);
+     * to the reduce-scatter (z3_mem, 0 without ZeRO-3; section 6) */
+    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + z3_mem;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
     if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) {
         /* DualPipe runs a forward and a backward chunk of two micro-batches together: the forward's
@@ -847,10 +847,12 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
              * bf16 gradient into the reduce-scatter's buffer in the reduction's dtype (read 2 B, write gb;
              * NCCL averages); FSDP1 casts it when the dtypes differ and divides it in place (read and
              * write gb) */
-            const double z3_grad_pass = (p->training.fsdp == SAX_FSDP_FSDP1
-                                             ? (gb > SAX_ACT_BYTES ? SAX_ACT_BYTES + gb : 0.0) + 2.0 * gb
-                                             : SAX_ACT_BYTES + gb) /
-                                        (gc->gpu->hbm_bw_Bps * gc->gpu->mem_eff) * gc->slowest;
+            const double z3_grad_pass =
+                c->zero != 3 ? 0.0
+                             : (p->training.fsdp == SAX_FSDP_FSDP1
+                                    ? (gb > SAX_ACT_BYTES ? SAX_ACT_BYTES + gb : 0.0) + 2.0 * gb
+                                    : SAX_ACT_BYTES + gb) /
+                                   (gc->gpu->hbm_bw_Bps * gc->gpu->mem_eff) * gc->slowest;
             add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, z3_grad_pass * gc->dense.params,
                       kappa, &one, &part_one);
             many = one;
