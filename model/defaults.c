@@ -42,8 +42,9 @@ void sax_training_set_defaults(sax_training_t *t)
     t->tp_comm_overlap = false; /* Megatron-LM's default; NVIDIA's performance recipes turn it on */
     /* what NCCL gives a ring; DeepSpeed 0.3's ZeRO-3 reached about 0.12 of it (docs/cost-model.md) */
     t->zero3_comm_efficiency = 1.0;
-    t->cp_comm_type = SAX_CP_COMM_P2P; /* Megatron-LM's --cp-comm-type default */
-    t->fsdp = SAX_FSDP_FSDP2;          /* what Megatron-LM's --use-torch-fsdp2 runs */
+    t->cp_comm_type = SAX_CP_COMM_P2P;           /* Megatron-LM's --cp-comm-type default */
+    t->overlap_moe_expert_parallel_comm = false; /* Megatron-LM's default */
+    t->fsdp = SAX_FSDP_FSDP2;                    /* what Megatron-LM's --use-torch-fsdp2 runs */
     /* the host's synchronisation at every step (Megatron-LM's gradient norm read back with .item() for
      * clipping, megatron/core/optimizer/clip_grads.py) and the relaunch after it: fitted by mean |error|
      * to the published runs, 0.04-0.07 s by where the fit starts; the low end (docs/cost-model.md

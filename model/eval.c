@@ -400,9 +400,32 @@ typedef struct {
 } layer_parts_t;
 
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
+/* The share of a stage's chunks whose all-to-alls run beside another micro-batch's compute
+ * (docs/cost-model.md section 6): all of DualPipe's; under Megatron-Core's
+ * --overlap-moe-expert-parallel-comm those of the 1F1B phase, where each forward is paired with an
+ * earlier micro-batch's backward. The stage's warm-up forwards (schedules.py at d98e8a64dd:
+ * 2 (pp - 1 - s) + (vpp - 1) pp + 1 of its m vpp chunks, the last one added for the overlap; without
+ * PP the first micro-batch's) run alone, and as many cool-down backwards. Megatron-Core refuses the
+ * overlap without EP, with full recomputation, and with PP but without virtual stages: there, none. */
+static double ep_paired_share(const sax_problem_t *p, const sax_candidate_t *c, int s, long m)
+{
+    if (c->schedule == SAX_SCHEDULE_DUALPIPE)
+        return 1.0;
+    if (!p->training.overlap_moe_expert_parallel_comm || c->ep <= 1 || c->recompute == SAX_RECOMPUTE_FULL)
+        return 0.0;
+    double warm_up;
+    if (c->pp == 1)
+        warm_up = 1.0;
+    else if (c->schedule == SAX_SCHEDULE_INTERLEAVED)
+        warm_up = 2.0 * (c->pp - 1 - s) + (double)(c->vpp - 1) * c->pp + 1.0;
+    else
+        return 0.0;
+    return sax_max(0.0, 1.0 - warm_up / ((double)m * c->vpp));
+}
+
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
-                      double z3_mem, double interference, stage_t *st, layer_parts_t *parts)
+                      double z3_mem, double interference, double ep_pair, stage_t *st, layer_parts_t *parts)
 {
     double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
     double fwd = fwd_math + fwd_mem;
@@ -435,13 +458,15 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
      * to the reduce-scatter (z3_mem, 0 without ZeRO-3; section 6) */
     double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + z3_mem;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
-    if (moe && c->schedule == SAX_SCHEDULE_DUALPIPE) {
-        /* DualPipe runs a forward and a backward chunk of two micro-batches together: the forward's
-         * all-to-alls hide behind the backward's compute and the backward's behind the forward's
-         * (DeepSeek-V3 report, Figure 4). The pair then takes max(fwd, its all-to-alls) + max(bwd,
-         * its all-to-alls): more compute on either side never shortens it. */
-        ep_f = sax_max(0.0, ep_f - bwd_in);
-        ep_b = sax_max(0.0, ep_b - fwd);
+    if (moe && ep_pair > 0.0) {
+        /* DualPipe, and Megatron-Core's EP overlap in its 1F1B phase, run a forward and a backward chunk
+         * of two micro-batches together: the forward's all-to-alls hide behind the backward's compute and
+         * the backward's behind the forward's (DeepSeek-V3 report, Figure 4; Megatron-Core's
+         * combined_1f1b.py). A pair then takes max(fwd, its all-to-alls) + max(bwd, its all-to-alls):
+         * more compute on either side never shortens it. The unpaired share still waits. */
+        double ep = ep_f;
+        ep_f = (1.0 - ep_pair) * ep + ep_pair * sax_max(0.0, ep - bwd_in);
+        ep_b = (1.0 - ep_pair) * ep + ep_pair * sax_max(0.0, ep - fwd);
     }
     double wgt = lc->gemm_s; /* weight gradients */
     double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
@@ -853,14 +878,15 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                                     ? (gb > SAX_ACT_BYTES ? SAX_ACT_BYTES + gb : 0.0) + 2.0 * gb
                                     : SAX_ACT_BYTES + gb) /
                                    (gc->gpu->hbm_bw_Bps * gc->gpu->mem_eff) * gc->slowest;
+            const double ep_pair = ep_paired_share(p, c, s, m);
             add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, z3_grad_pass * gc->dense.params,
-                      kappa, &one, &part_one);
+                      kappa, ep_pair, &one, &part_one);
             many = one;
             stage_layers(&st[s], &one, n_dense, true);
             if (nl > n_dense) {
                 memset(&many, 0, sizeof many);
                 add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, z3_grad_pass * gc->moe.params, kappa,
-                          &many, &part_many);
+                          ep_pair, &many, &part_many);
                 stage_layers(&st[s], &many, nl - n_dense, false);
             }
             /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):

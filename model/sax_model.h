@@ -219,6 +219,11 @@ typedef struct {
                                                   all-to-all dispatcher (the default) or its flex
                                                   dispatcher over DeepEP. Config key
                                                   training.moe_token_dispatcher */
+    bool overlap_moe_expert_parallel_comm;     /* Megatron-Core's --overlap-moe-expert-parallel-comm:
+                                                  the 1F1B phase runs one micro-batch's forward beside
+                                                  another's backward, each side's all-to-alls behind the
+                                                  other's compute. Config key
+                                                  training.overlap_moe_expert_parallel_comm */
     sax_attn_backend_t attention_backend;      /* the flash-attention kernel: cuDNN's fused attention through
                                              Transformer Engine (the default), FlashAttention-1, -2 or -3.
                                              Config key training.attention_backend */

@@ -169,6 +169,12 @@ static const cf_field_t training_fields[] = {
         "expert order before it and sorted by local expert after it (and back); `flex` (whose default "
         "backend is DeepEP, as NeMo AutoModel runs its MoE models), one copy per destination GPU, permuted "
         "once after it (docs/cost-model.md section 5.7)"),
+    BOOL_F(sax_training_t, overlap_moe_expert_parallel_comm, "overlap_moe_expert_parallel_comm", 0,
+           "Megatron-Core's --overlap-moe-expert-parallel-comm (NeMo's moe_a2a_overlap): in the 1F1B phase "
+           "one micro-batch's forward runs beside another's backward, and each side's all-to-alls hide "
+           "behind the other side's compute; the warm-up's forwards and the cool-down's backwards still "
+           "wait. Megatron-Core allows it with EP, without full recomputation, and with PP only on the "
+           "interleaved schedule; elsewhere it changes nothing (docs/cost-model.md section 6)"),
     ENUM_F(
         sax_training_t, attention_backend, "attention_backend", sax_attn_backend_names,
         SAX_ATTN_BACKEND_COUNT, CF_MODEL, 0,

@@ -646,6 +646,48 @@ static void test_cp_all_gather_waits(void **state)
     assert_true(ring.iteration_time_s < ag.iteration_time_s);
 }
 
+/* training.overlap_moe_expert_parallel_comm (Megatron-Core's combined 1F1B): without PP each micro-batch's
+ * forward runs beside the previous one's backward, so of m = 8 micro-batches only the first forward
+ * and the last backward keep their all-to-alls waiting (schedules.py, forward_backward_no_pipelining).
+ * With EP 8 inside a node the all-to-alls are shorter than either side's compute, so the rest hide
+ * whole: the exposed EP time is 1/m of what it is without the overlap, to rounding. Megatron-Core
+ * refuses the overlap with full recomputation and with PP on the plain 1F1B schedule: there nothing
+ * changes. A 32-layer MoE (64 experts, top-8), TP 1, DP 2048. */
+static void test_ep_overlap_in_the_1f1b_phase(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model = fixture_moe_model(64, 8, 1408);
+    p.training.global_batch = 16384;
+    sax_candidate_t c = base();
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 2048;
+    c.ep = 8;
+    c.sequence_parallel = false;
+    sax_result_t plain = fixture_eval(&p, &c);
+    p.training.overlap_moe_expert_parallel_comm = true;
+    sax_result_t paired = fixture_eval(&p, &c);
+    assert_true(plain.feasible && paired.feasible && plain.breakdown_s[SAX_PHASE_EP] > 0.0);
+    double want = plain.breakdown_s[SAX_PHASE_EP] / 8.0, got = paired.breakdown_s[SAX_PHASE_EP];
+    if (fabs(got - want) > 1e-9 * want)
+        fail_msg("overlapped EP shows %.9g s, expected 1/8 of %.9g s", got, plain.breakdown_s[SAX_PHASE_EP]);
+    assert_true(paired.iteration_time_s < plain.iteration_time_s);
+
+    sax_candidate_t refused[2] = {c, c};
+    refused[0].recompute = SAX_RECOMPUTE_FULL;
+    refused[1].pp = 4; /* plain 1F1B with PP */
+    refused[1].dp = 512;
+    for (int k = 0; k < 2; k++) {
+        p.training.overlap_moe_expert_parallel_comm = false;
+        sax_result_t off = fixture_eval(&p, &refused[k]);
+        p.training.overlap_moe_expert_parallel_comm = true;
+        sax_result_t on = fixture_eval(&p, &refused[k]);
+        assert_true(off.feasible && on.feasible);
+        assert_true(on.iteration_time_s == off.iteration_time_s);
+    }
+}
+
 /* A collective shares its link with the pipeline, worked by hand. Building A holds 512 GPUs, B 1024,
  * one link of C bytes/s each way between them; TP 8, DP 32, PP 3, CP 2, order tp-dp-pp-cp (84 layers,
  * 28 a stage; m = 512 / 32 = 16). CP is outermost: the pairs join GPU i with 768 + i, and the first
@@ -762,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_step_overhead_once_an_iteration),
         cmocka_unit_test(test_fsdp_gradient_pass),
         cmocka_unit_test(test_cp_all_gather_waits),
+        cmocka_unit_test(test_ep_overlap_in_the_1f1b_phase),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
     };
