@@ -399,14 +399,15 @@ typedef struct {
                                        memory-bound kernels (norms, residuals, activations, softmax) */
 } layer_parts_t;
 
-/* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 /* The share of a stage's chunks whose all-to-alls run beside another micro-batch's compute
  * (docs/cost-model.md section 6): all of DualPipe's; under Megatron-Core's
  * --overlap-moe-expert-parallel-comm those of the 1F1B phase, where each forward is paired with an
  * earlier micro-batch's backward. The stage's warm-up forwards (schedules.py at d98e8a64dd:
  * 2 (pp - 1 - s) + (vpp - 1) pp + 1 of its m vpp chunks, the last one added for the overlap; without
  * PP the first micro-batch's) run alone, and as many cool-down backwards. Megatron-Core refuses the
- * overlap without EP, with full recomputation, and with PP but without virtual stages: there, none. */
+ * overlap without EP, with full recomputation, and with PP but without virtual stages: there, none.
+ * Megatron-Core's pairing hides `training.ep_overlap_efficiency` of what whole chunks side by side
+ * would: its sub-module steps and the dispatcher's own SMs leave the rest waiting. */
 static double ep_paired_share(const sax_problem_t *p, const sax_candidate_t *c, int s, long m)
 {
     if (c->schedule == SAX_SCHEDULE_DUALPIPE)
@@ -420,9 +421,10 @@ static double ep_paired_share(const sax_problem_t *p, const sax_candidate_t *c, 
         warm_up = 2.0 * (c->pp - 1 - s) + (double)(c->vpp - 1) * c->pp + 1.0;
     else
         return 0.0;
-    return sax_max(0.0, 1.0 - warm_up / ((double)m * c->vpp));
+    return sax_max(0.0, 1.0 - warm_up / ((double)m * c->vpp)) * p->training.ep_overlap_efficiency;
 }
 
+/* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
                       double z3_mem, double interference, double ep_pair, stage_t *st, layer_parts_t *parts)

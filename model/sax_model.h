@@ -224,6 +224,9 @@ typedef struct {
                                                   another's backward, each side's all-to-alls behind the
                                                   other's compute. Config key
                                                   training.overlap_moe_expert_parallel_comm */
+    double ep_overlap_efficiency;              /* with it, the share of what a perfect pairing would hide that
+                                                  Megatron-Core hides, 0..1. Config key
+                                                  training.ep_overlap_efficiency */
     sax_attn_backend_t attention_backend;      /* the flash-attention kernel: cuDNN's fused attention through
                                              Transformer Engine (the default), FlashAttention-1, -2 or -3.
                                              Config key training.attention_backend */

@@ -650,7 +650,8 @@ static void test_cp_all_gather_waits(void **state)
  * forward runs beside the previous one's backward, so of m = 8 micro-batches only the first forward
  * and the last backward keep their all-to-alls waiting (schedules.py, forward_backward_no_pipelining).
  * With EP 8 inside a node the all-to-alls are shorter than either side's compute, so the rest hide
- * whole: the exposed EP time is 1/m of what it is without the overlap, to rounding. Megatron-Core
+ * whole: at training.ep_overlap_efficiency 1 the exposed EP time is 1/m of what it is without the
+ * overlap, to rounding, and at 0.5 it is 1 - 0.5 (m - 1)/m of it. Megatron-Core
  * refuses the overlap with full recomputation and with PP on the plain 1F1B schedule: there nothing
  * changes. A 32-layer MoE (64 experts, top-8), TP 1, DP 2048. */
 static void test_ep_overlap_in_the_1f1b_phase(void **state)
@@ -667,12 +668,20 @@ static void test_ep_overlap_in_the_1f1b_phase(void **state)
     c.sequence_parallel = false;
     sax_result_t plain = fixture_eval(&p, &c);
     p.training.overlap_moe_expert_parallel_comm = true;
+    p.training.ep_overlap_efficiency = 1.0;
     sax_result_t paired = fixture_eval(&p, &c);
     assert_true(plain.feasible && paired.feasible && plain.breakdown_s[SAX_PHASE_EP] > 0.0);
     double want = plain.breakdown_s[SAX_PHASE_EP] / 8.0, got = paired.breakdown_s[SAX_PHASE_EP];
     if (fabs(got - want) > 1e-9 * want)
         fail_msg("overlapped EP shows %.9g s, expected 1/8 of %.9g s", got, plain.breakdown_s[SAX_PHASE_EP]);
     assert_true(paired.iteration_time_s < plain.iteration_time_s);
+    /* half as effective: 7/8 of the chunks paired, half of their all-to-all time hidden */
+    p.training.ep_overlap_efficiency = 0.5;
+    sax_result_t half = fixture_eval(&p, &c);
+    want = plain.breakdown_s[SAX_PHASE_EP] * (1.0 - 0.5 * 7.0 / 8.0);
+    got = half.breakdown_s[SAX_PHASE_EP];
+    if (fabs(got - want) > 1e-9 * want)
+        fail_msg("at efficiency 0.5 EP shows %.9g s, expected %.9g s", got, want);
 
     sax_candidate_t refused[2] = {c, c};
     refused[0].recompute = SAX_RECOMPUTE_FULL;
