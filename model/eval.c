@@ -792,7 +792,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     const bool fold = sax_candidate_etp(c) != c->tp; /* the experts' own TP group (parallel folding) */
     lcm.s[LAYER_ETP] = lcm.s[LAYER_TP];
     if (md->experts > 0) {
-        lcm.s[LAYER_EP] = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, g0->moe.ep_bytes,
+        lcm.s[LAYER_EP] = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL,
+                                     sax_ep_dispatch_bytes(md, &p->training, &g0->moe, &lay->dim[SAX_DIM_EP]),
                                      SAX_ACT_BYTES, &lcm.tr[LAYER_EP]);
         if (fold)
             lcm.s[LAYER_ETP] = collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_TP, SAX_OP_ALL_REDUCE,

@@ -311,7 +311,8 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
         double bytes;
     } layer_ops[] = {{SAX_BN_TP, SAX_PHASE_TP, SAX_DIM_TP, SAX_OP_ALL_REDUCE, dense.tp_bytes},
                      {SAX_BN_CP, SAX_PHASE_CP, SAX_DIM_CP, SAX_OP_ALL_GATHER, dense.cp_bytes * c->cp},
-                     {SAX_BN_EP, SAX_PHASE_EP, SAX_DIM_EP, SAX_OP_ALL_TO_ALL, moe.ep_bytes}};
+                     {SAX_BN_EP, SAX_PHASE_EP, SAX_DIM_EP, SAX_OP_ALL_TO_ALL,
+                      sax_ep_dispatch_bytes(&p->model, &p->training, &moe, &lay.dim[SAX_DIM_EP])}};
     for (size_t i = 0; i < sizeof layer_ops / sizeof layer_ops[0]; i++) {
         sax_bottleneck_t *x = &b[layer_ops[i].phase];
         x->exposed_s = bd[layer_ops[i].part];

@@ -40,6 +40,7 @@ typedef struct {
     double tp_bytes;          /* bytes of one TP all-reduce (the layer's output activation) */
     double etp_bytes;         /* the same for the routed experts' TP group (etp ranks): its tokens */
     double ep_bytes;          /* bytes one GPU sends in one all-to-all (dispatch or combine) */
+    double ep_copy_bytes;     /* one copy of each token the GPU's EP group routes (of ep_bytes' copies) */
     double cp_bytes;          /* K and V bytes one GPU passes on per ring-attention step */
 } sax_layer_cost_t;
 
@@ -134,6 +135,13 @@ typedef struct {
     int short_groups;
     double site_hop_latency_s[SAX_MAX_SITES]; /* one-way latency of the ring's hop leaving site[i] */
 } sax_group_t;
+
+/* The bytes a GPU's MoE all-to-all over EP group `g` is timed with: the layer's ep_bytes, or, under the
+ * flex dispatcher, whose backends (DeepEP, HybridEP) send a token across the NIC once to each other
+ * scale-up domain holding one of its experts and fan it out there, those of the uniform all-to-all
+ * that puts the same bytes on the NIC (docs/cost-model.md section 5.7). */
+double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr, const sax_layer_cost_t *moe,
+                             const sax_group_t *g);
 
 /* The groups of a layout that are not dimensions: the ranks holding the same routed experts (the
  * data-parallel replicas of one expert shard, tp x cp x dp / (ep x etp)), which reduce their gradients,

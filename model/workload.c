@@ -196,6 +196,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         params = (ps.per_layer_attn + ps.per_dense_mlp) / t;
         out->expert_params = 0.0;
         out->ep_bytes = 0.0;
+        out->ep_copy_bytes = 0.0;
         out->etp_bytes = 0.0;
     } else {
         /* The routed experts on their own grid (Megatron-Core's MoE parallel folding): each stage's
@@ -242,6 +243,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         double copy_passes = flex ? 3.0 : 3.0 + (local_experts > 1.0 ? 4.0 : 0.0);
         perm = tok * h * SAX_ACT_BYTES * (copies * copy_passes + et / t);
         out->ep_bytes = group_tok * sends * h * SAX_ACT_BYTES;
+        out->ep_copy_bytes = group_tok * h * SAX_ACT_BYTES;
         out->etp_bytes = group_tok * h * SAX_ACT_BYTES;
     }
     /* the routed experts' activation function: reads FC1's kf - 1 outputs, writes one, tok x k x ef / tp
@@ -337,6 +339,25 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     out->params = params;
     out->tp_bytes = tok * h * SAX_ACT_BYTES;
     out->cp_bytes = b * sl * 2.0 * (is_mla(m) ? a * (dqk + d) / 2.0 : g * d) / t * SAX_ACT_BYTES;
+}
+
+/* Across scale-up domains DeepEP's normal kernels (and HybridEP) send a token once to each other domain
+ * holding one of its experts, to the GPU of the same local rank there, which forwards it over NVLink (the
+ * combine reduces inside the domain first and crosses back once). With k of E experts drawn at random, a
+ * domain holding E m / n of them (m of the group's n GPUs) misses a token with probability
+ * C(E - E m / n, k) / C(E, k). sax's all-to-all spreads a GPU's bytes evenly over its n - 1 peers, of
+ * which n - m are in other domains: timed with the bytes whose off-domain share is what crosses. */
+double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr, const sax_layer_cost_t *moe,
+                             const sax_group_t *g)
+{
+    double domains = g->units[0], n = g->n;
+    if (tr->moe_token_dispatcher != SAX_MOE_DISPATCHER_FLEX || !(domains > 1.0) || m->experts <= 0)
+        return moe->ep_bytes;
+    double per = n / domains, E = m->experts, held = E * per / n, miss = 1.0;
+    for (int i = 0; i < m->top_k; i++)
+        miss *= sax_max(0.0, E - held - i) / (E - i);
+    double across = (domains - 1.0) * (1.0 - miss); /* other domains one token reaches */
+    return sax_min(moe->ep_bytes, moe->ep_copy_bytes * across * n / (n - per));
 }
 
 /* The output layer is Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so

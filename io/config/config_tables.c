@@ -175,12 +175,11 @@ static const cf_field_t training_fields[] = {
            "behind the other side's compute; the warm-up's forwards and the cool-down's backwards still "
            "wait. Megatron-Core allows it with EP, without full recomputation, and with PP only on the "
            "interleaved schedule; elsewhere it changes nothing (docs/cost-model.md section 6)"),
-    QTY_F(
-        sax_training_t, ep_overlap_efficiency, "ep_overlap_efficiency", SAX_UNIT_NONE, 0, false, 1, false,
-        CF_MODEL, 0,
-        "with `overlap_moe_expert_parallel_comm`, the share of the all-to-all time a perfect pairing of "
-        "forward and backward chunks would hide that Megatron-Core hides (from Megatron-Bridge's profile of "
-        "Qwen3 30B-A3B on 16 H100; docs/cost-model.md section 6)"),
+    QTY_F(sax_training_t, ep_overlap_efficiency, "ep_overlap_efficiency", SAX_UNIT_NONE, 0, false, 1, false,
+          CF_MODEL, 0,
+          "with `overlap_moe_expert_parallel_comm`, the share of the all-to-all time a perfect pairing of "
+          "forward and backward chunks would hide that Megatron-Core hides (from Megatron-Bridge's measured "
+          "runs of Qwen3 30B-A3B on 16 H100 with and without it; docs/cost-model.md section 6)"),
     ENUM_F(
         sax_training_t, attention_backend, "attention_backend", sax_attn_backend_names,
         SAX_ATTN_BACKEND_COUNT, CF_MODEL, 0,

@@ -414,6 +414,46 @@ static void test_moe_token_dispatchers_by_hand(void **state)
     }
 }
 
+/* The flex dispatcher across scale-up domains (DeepEP's and HybridEP's forwarding): the tiny model routes
+ * 4 tokens of hidden 8 (64 B a copy) to 2 of 8 experts, EP 8 (one expert a GPU) in two domains of 4. A
+ * given domain holds 4 experts, so a token misses it with probability C(4,2) / C(8,2) = 6/28: it crosses
+ * to the other domain once with probability 22/28, 64 x 22/28 B. The all-to-all spreads a GPU's bytes
+ * over its 7 peers, 4 of them in the other domain (4/8 of what it sends, as sax's closed form counts the
+ * peer shares): timed with 64 x 22/28 x 8/4 = 704/7 B, where sending per GPU takes 128 B. In one
+ * domain, or with the all-to-all dispatcher, nothing changes; with top-1 routing forwarding saves nothing
+ * (a token has one destination): equal for any split. */
+static void test_flex_dispatch_crosses_once_a_domain(void **state)
+{
+    (void)state;
+    sax_model_desc_t moe = tiny;
+    moe.ffn_act = SAX_FFN_SWIGLU;
+    moe.experts = 8;
+    moe.top_k = 2;
+    moe.expert_ffn_hidden = 6;
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = true,
+                         .moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX};
+    sax_layer_cost_t lc;
+    sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
+    assert_within(lc.ep_bytes, 128.0, 1e-12);
+    sax_group_t g = {.n = 8, .units = {2}};
+    assert_within(sax_ep_dispatch_bytes(&moe, &tr, &lc, &g), 704.0 / 7.0, 1e-12);
+    g.units[0] = 1;
+    assert_within(sax_ep_dispatch_bytes(&moe, &tr, &lc, &g), 128.0, 1e-12);
+    g.units[0] = 2;
+    tr.moe_token_dispatcher = SAX_MOE_DISPATCHER_ALLTOALL;
+    sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
+    assert_within(sax_ep_dispatch_bytes(&moe, &tr, &lc, &g), lc.ep_bytes, 1e-12);
+    tr.moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX;
+    moe.top_k = 1;
+    sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
+    for (int d = 2; d <= 8; d *= 2) {
+        g.units[0] = d;
+        assert_within(sax_ep_dispatch_bytes(&moe, &tr, &lc, &g), lc.ep_bytes, 1e-12 * lc.ep_bytes);
+    }
+}
+
 /* GEMM model (gemm.c): AI = 2mnk / (2(mk + kn + mn)); for m = n = k = 1000, AI = 1000/3 FLOP/B;
  * with eff_max 0.9 and AI_half 1000/3, eff = 0.45 and time = 2e9 / (1e12 x 0.45). */
 /* ZeRO shards routed experts over their replicas only. A stage holding 10e9 parameters per GPU of
@@ -530,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_mla_up_proj_by_hand),
         cmocka_unit_test(test_moe_act_by_hand),
         cmocka_unit_test(test_moe_token_dispatchers_by_hand),
+        cmocka_unit_test(test_flex_dispatch_crosses_once_a_domain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
