@@ -42,12 +42,17 @@ void sax_training_set_defaults(sax_training_t *t)
     t->tp_comm_overlap = false; /* Megatron-LM's default; NVIDIA's performance recipes turn it on */
     /* what NCCL gives a ring; DeepSpeed 0.3's ZeRO-3 reached about 0.12 of it (docs/cost-model.md) */
     t->zero3_comm_efficiency = 1.0;
-    t->cp_comm_type = SAX_CP_COMM_P2P;           /* Megatron-LM's --cp-comm-type default */
-    t->overlap_moe_expert_parallel_comm = false; /* Megatron-LM's default */
+    t->cp_comm_type = SAX_CP_COMM_P2P;                        /* Megatron-LM's --cp-comm-type default */
+    t->overlap_moe_expert_parallel_comm = false;              /* Megatron-LM's default */
+    t->moe_flex_dispatcher_backend = SAX_FLEX_BACKEND_DEEPEP; /* Megatron-LM's default */
+    /* Megatron-Bridge's nsys profile of Qwen3 30B-A3B on 16 H100 (EP 16, HybridEP, no overlap): its
+     * communication kernels ran 10.83 s a step, of which about 0.12 s the data-parallel gradients', where
+     * sax's all-to-alls take 4.63 s (docs/cost-model.md section 5.7) */
+    t->hybridep_efficiency = 0.43;
     /* Megatron-Bridge's measured pair on Qwen3 30B-A3B, 16 H100, EP 16, HybridEP: the overlap took the step
-     * from 24.714 to 20.992 s (x 0.8494); sax's perfect pairing takes that shape's 19.03 s to 14.47 s,
-     * and 0.62 of it gives the measured ratio (docs/cost-model.md section 6) */
-    t->ep_overlap_efficiency = 0.62;
+     * from 24.714 to 20.992 s (x 0.8494); sax's perfect pairing takes that shape's 25.16 s to 15.69 s,
+     * and 0.40 of it gives the measured ratio (docs/cost-model.md section 6) */
+    t->ep_overlap_efficiency = 0.40;
     t->fsdp = SAX_FSDP_FSDP2; /* what Megatron-LM's --use-torch-fsdp2 runs */
     /* the host's synchronisation at every step (Megatron-LM's gradient norm read back with .item() for
      * clipping, megatron/core/optimizer/clip_grads.py) and the relaunch after it: fitted by mean |error|

@@ -795,6 +795,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         lcm.s[LAYER_EP] = collective(&memo, cl, c, lay, SAX_DIM_EP, SAX_OP_ALL_TO_ALL,
                                      sax_ep_dispatch_bytes(md, &p->training, &g0->moe, &lay->dim[SAX_DIM_EP]),
                                      SAX_ACT_BYTES, &lcm.tr[LAYER_EP]);
+        lcm.s[LAYER_EP] /= sax_ep_dispatch_speed(&p->training);
         if (fold)
             lcm.s[LAYER_ETP] = collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_TP, SAX_OP_ALL_REDUCE,
                                           g0->moe.etp_bytes, SAX_ACT_BYTES, &lcm.tr[LAYER_ETP]);

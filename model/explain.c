@@ -326,6 +326,12 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
                   .bytes = layer_ops[i].bytes,
                   .elem = SAX_ACT_BYTES};
         explain_op(cl, c, &o, &x->coll);
+        if (layer_ops[i].dim == SAX_DIM_EP) { /* HybridEP's kernels at their measured share of the speed */
+            double k = sax_ep_dispatch_speed(&p->training);
+            x->coll.time_s /= k;
+            for (int t = 0; t < SAX_LIMIT_COUNT; t++)
+                x->coll.term_s[t] /= k;
+        }
         x->has_coll = true;
         x->limited_by = x->coll.limited_by;
     }

@@ -21,6 +21,7 @@ const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT] = {SAX_ALGORITHM_LIST
 const char *const sax_compression_names[SAX_COMPRESSION_COUNT] = {SAX_COMPRESSION_LIST(SAX_NAME_OF)};
 const char *const sax_grad_dtype_names[SAX_GRAD_DTYPE_COUNT] = {SAX_GRAD_DTYPE_LIST(SAX_NAME_OF)};
 const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT] = {SAX_MOE_DISPATCHER_LIST(SAX_NAME_OF)};
+const char *const sax_flex_backend_names[SAX_FLEX_BACKEND_COUNT] = {SAX_FLEX_BACKEND_LIST(SAX_NAME_OF)};
 const char *const sax_fsdp_names[SAX_FSDP_COUNT] = {SAX_FSDP_LIST(SAX_NAME_OF)};
 const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT] = {SAX_CP_COMM_LIST(SAX_NAME_OF)};
 const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT] = {SAX_ATTN_BACKEND_LIST(SAX_NAME_OF)};

@@ -83,6 +83,8 @@ int sax_status_exit_code(sax_status_t s);
 /* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one over DeepEP */
 #define SAX_MOE_DISPATCHER_LIST(X)                                                                           \
     X(SAX_MOE_DISPATCHER_ALLTOALL, "alltoall") X(SAX_MOE_DISPATCHER_FLEX, "flex")
+/* The flex dispatcher's backend (Megatron-Core's --moe-flex-dispatcher-backend): DeepEP, or HybridEP */
+#define SAX_FLEX_BACKEND_LIST(X) X(SAX_FLEX_BACKEND_DEEPEP, "deepep") X(SAX_FLEX_BACKEND_HYBRIDEP, "hybridep")
 /* How context parallelism exchanges K and V (Megatron-Core's cp_comm_type, --cp-comm-type): a ring of
  * point-to-point sends that attention's chunks hide, or one all-gather before attention that waits */
 #define SAX_CP_COMM_LIST(X) X(SAX_CP_COMM_P2P, "p2p") X(SAX_CP_COMM_ALL_GATHER, "all_gather")
@@ -130,6 +132,7 @@ typedef enum { SAX_ALGORITHM_LIST(SAX_ENUM_MEMBER) SAX_ALGORITHM_COUNT } sax_alg
 typedef enum { SAX_COMPRESSION_LIST(SAX_ENUM_MEMBER) SAX_COMPRESSION_COUNT } sax_compression_t;
 typedef enum { SAX_GRAD_DTYPE_LIST(SAX_ENUM_MEMBER) SAX_GRAD_DTYPE_COUNT } sax_grad_dtype_t;
 typedef enum { SAX_MOE_DISPATCHER_LIST(SAX_ENUM_MEMBER) SAX_MOE_DISPATCHER_COUNT } sax_moe_dispatcher_t;
+typedef enum { SAX_FLEX_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_FLEX_BACKEND_COUNT } sax_flex_backend_t;
 typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
 typedef enum { SAX_CP_COMM_LIST(SAX_ENUM_MEMBER) SAX_CP_COMM_COUNT } sax_cp_comm_t;
 typedef enum { SAX_ATTN_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_ATTN_BACKEND_COUNT } sax_attn_backend_t;
@@ -150,6 +153,7 @@ extern const char *const sax_algorithm_names[SAX_ALGORITHM_COUNT];
 extern const char *const sax_compression_names[SAX_COMPRESSION_COUNT];
 extern const char *const sax_grad_dtype_names[SAX_GRAD_DTYPE_COUNT];
 extern const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT];
+extern const char *const sax_flex_backend_names[SAX_FLEX_BACKEND_COUNT];
 extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
 extern const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT];
 extern const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT];
@@ -215,19 +219,24 @@ typedef struct {
                             default); false: the optimizer updates the bf16 weights themselves (PyTorch's
                             Adam on a bf16 model, NeMo AutoModel's default). Config key
                             training.master_weights */
-    sax_moe_dispatcher_t moe_token_dispatcher; /* how MoE tokens reach their experts: Megatron-Core's
+    sax_moe_dispatcher_t moe_token_dispatcher;      /* how MoE tokens reach their experts: Megatron-Core's
                                                   all-to-all dispatcher (the default) or its flex
                                                   dispatcher over DeepEP. Config key
                                                   training.moe_token_dispatcher */
-    bool overlap_moe_expert_parallel_comm;     /* Megatron-Core's --overlap-moe-expert-parallel-comm:
+    sax_flex_backend_t moe_flex_dispatcher_backend; /* the flex dispatcher's kernels: DeepEP (Megatron-Core's
+                                                       default) or HybridEP. Config key
+                                                       training.moe_flex_dispatcher_backend */
+    double hybridep_efficiency; /* the share of sax's all-to-all speed HybridEP's dispatch and combine
+                                   reach, 0..1. Config key training.hybridep_efficiency */
+    bool overlap_moe_expert_parallel_comm; /* Megatron-Core's --overlap-moe-expert-parallel-comm:
                                                   the 1F1B phase runs one micro-batch's forward beside
                                                   another's backward, each side's all-to-alls behind the
                                                   other's compute. Config key
                                                   training.overlap_moe_expert_parallel_comm */
-    double ep_overlap_efficiency;              /* with it, the share of what a perfect pairing would hide that
+    double ep_overlap_efficiency;          /* with it, the share of what a perfect pairing would hide that
                                                   Megatron-Core hides, 0..1. Config key
                                                   training.ep_overlap_efficiency */
-    sax_attn_backend_t attention_backend;      /* the flash-attention kernel: cuDNN's fused attention through
+    sax_attn_backend_t attention_backend;  /* the flash-attention kernel: cuDNN's fused attention through
                                              Transformer Engine (the default), FlashAttention-1, -2 or -3.
                                              Config key training.attention_backend */
 } sax_training_t;

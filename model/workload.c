@@ -347,6 +347,14 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
  * domain holding E m / n of them (m of the group's n GPUs) misses a token with probability
  * C(E - E m / n, k) / C(E, k). sax's all-to-all spreads a GPU's bytes evenly over its n - 1 peers, of
  * which n - m are in other domains: timed with the bytes whose off-domain share is what crosses. */
+double sax_ep_dispatch_speed(const sax_training_t *tr)
+{
+    return tr->moe_token_dispatcher == SAX_MOE_DISPATCHER_FLEX &&
+                   tr->moe_flex_dispatcher_backend == SAX_FLEX_BACKEND_HYBRIDEP
+               ? tr->hybridep_efficiency
+               : 1.0;
+}
+
 double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr, const sax_layer_cost_t *moe,
                              const sax_group_t *g)
 {

@@ -84,6 +84,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         ARG(j, "--expert-tensor-parallel-size %d", c->etp);
     if (p->model.experts > 0)
         ARG(j, "--moe-token-dispatcher-type %s", sax_moe_dispatcher_names[p->training.moe_token_dispatcher]);
+    if (p->model.experts > 0 && p->training.moe_token_dispatcher == SAX_MOE_DISPATCHER_FLEX)
+        ARG(j, "--moe-flex-dispatcher-backend %s",
+            sax_flex_backend_names[p->training.moe_flex_dispatcher_backend]);
     /* Megatron-LM runs FlashAttention-2 or -3 as `flash`, whichever is installed */
     if (p->training.flash_attention)
         ARG(j, "--attention-backend %s", p->training.attention_backend == SAX_ATTN_FUSED ? "fused" : "flash");

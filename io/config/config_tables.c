@@ -169,6 +169,17 @@ static const cf_field_t training_fields[] = {
         "expert order before it and sorted by local expert after it (and back); `flex` (whose default "
         "backend is DeepEP, as NeMo AutoModel runs its MoE models), one copy per destination GPU, permuted "
         "once after it (docs/cost-model.md section 5.7)"),
+    ENUM_F(sax_training_t, moe_flex_dispatcher_backend, "moe_flex_dispatcher_backend", sax_flex_backend_names,
+           SAX_FLEX_BACKEND_COUNT, CF_MODEL, 0,
+           "the kernels of the `flex` dispatcher (Megatron-Core's --moe-flex-dispatcher-backend): `deepep`, "
+           "DeepEP's normal kernels, at the speed sax's all-to-all gives them (DeepEP's README measures them "
+           "near the NIC's and NVLink's speed); `hybridep`, NVIDIA's HybridEP (NeMo's recipes on GB200 and "
+           "later), at `hybridep_efficiency` of it. Both send a token once to each other scale-up domain "
+           "(docs/cost-model.md section 5.7)"),
+    QTY_F(sax_training_t, hybridep_efficiency, "hybridep_efficiency", SAX_UNIT_NONE, 0, true, 1, false,
+          CF_MODEL, 0,
+          "the share of sax's all-to-all speed HybridEP's dispatch and combine kernels reach (from "
+          "Megatron-Bridge's nsys profile of Qwen3 30B-A3B on 16 H100; docs/cost-model.md section 5.7)"),
     BOOL_F(sax_training_t, overlap_moe_expert_parallel_comm, "overlap_moe_expert_parallel_comm", 0,
            "Megatron-Core's --overlap-moe-expert-parallel-comm (NeMo's moe_a2a_overlap): in the 1F1B phase "
            "one micro-batch's forward runs beside another's backward, and each side's all-to-alls hide "

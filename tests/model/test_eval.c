@@ -697,6 +697,43 @@ static void test_ep_overlap_in_the_1f1b_phase(void **state)
     }
 }
 
+/* training.moe_flex_dispatcher_backend hybridep: HybridEP's all-to-alls at training.hybridep_efficiency of
+ * the speed DeepEP's get, nothing else changed. Without PP and without overlap every all-to-all waits, so
+ * at efficiency 0.5 the exposed EP time is exactly twice DeepEP's, compute the same, and the iteration
+ * longer by the difference less what the longer backward hides of the data-parallel reduction (the same
+ * model and GPUs as test_ep_overlap_in_the_1f1b_phase, EP 8 in a node). */
+static void test_hybridep_at_its_share_of_the_speed(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model = fixture_moe_model(64, 8, 1408);
+    p.training.global_batch = 16384;
+    p.training.moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX;
+    sax_candidate_t c = base();
+    c.tp = 1;
+    c.pp = 1;
+    c.dp = 2048;
+    c.ep = 8;
+    c.sequence_parallel = false;
+    p.training.moe_flex_dispatcher_backend = SAX_FLEX_BACKEND_DEEPEP;
+    sax_result_t deepep = fixture_eval(&p, &c);
+    p.training.moe_flex_dispatcher_backend = SAX_FLEX_BACKEND_HYBRIDEP;
+    p.training.hybridep_efficiency = 0.5;
+    sax_result_t hybridep = fixture_eval(&p, &c);
+    assert_true(deepep.feasible && hybridep.feasible && deepep.breakdown_s[SAX_PHASE_EP] > 0.0);
+    double ep = deepep.breakdown_s[SAX_PHASE_EP];
+    if (fabs(hybridep.breakdown_s[SAX_PHASE_EP] - 2.0 * ep) > 1e-9 * ep)
+        fail_msg("HybridEP at 0.5 shows %.9g s of EP, expected 2 x %.9g s",
+                 hybridep.breakdown_s[SAX_PHASE_EP], ep);
+    assert_true(hybridep.breakdown_s[SAX_PHASE_COMPUTE] == deepep.breakdown_s[SAX_PHASE_COMPUTE]);
+    /* the longer backward hides more of the data-parallel reduction: the iteration grows by the EP time
+     * less at most the DP time DeepEP's run left exposed */
+    double grow = hybridep.iteration_time_s - deepep.iteration_time_s;
+    if (grow > ep * (1.0 + 1e-9) || grow < ep - deepep.breakdown_s[SAX_PHASE_DP] - 1e-9 * ep)
+        fail_msg("the iteration grows by %.9g s, expected %.9g s less at most %.9g s", grow, ep,
+                 deepep.breakdown_s[SAX_PHASE_DP]);
+}
+
 /* A collective shares its link with the pipeline, worked by hand. Building A holds 512 GPUs, B 1024,
  * one link of C bytes/s each way between them; TP 8, DP 32, PP 3, CP 2, order tp-dp-pp-cp (84 layers,
  * 28 a stage; m = 512 / 32 = 16). CP is outermost: the pairs join GPU i with 768 + i, and the first
@@ -814,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_fsdp_gradient_pass),
         cmocka_unit_test(test_cp_all_gather_waits),
         cmocka_unit_test(test_ep_overlap_in_the_1f1b_phase),
+        cmocka_unit_test(test_hybridep_at_its_share_of_the_speed),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
     };
