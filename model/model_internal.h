@@ -136,13 +136,13 @@ typedef struct {
     double site_hop_latency_s[SAX_MAX_SITES]; /* one-way latency of the ring's hop leaving site[i] */
 } sax_group_t;
 
+/* The share of sax's all-to-all speed the MoE dispatcher's kernels reach: HybridEP's
+ * training.hybridep_efficiency, 1 for NCCL's all-to-all and DeepEP. */
+double sax_ep_dispatch_speed(const sax_training_t *tr);
 /* The bytes a GPU's MoE all-to-all over EP group `g` is timed with: the layer's ep_bytes, or, under the
  * flex dispatcher, whose backends (DeepEP, HybridEP) send a token across the NIC once to each other
  * scale-up domain holding one of its experts and fan it out there, those of the uniform all-to-all
  * that puts the same bytes on the NIC (docs/cost-model.md section 5.7). */
-/* The share of sax's all-to-all speed the MoE dispatcher's kernels reach: HybridEP's
- * training.hybridep_efficiency, 1 for NCCL's all-to-all and DeepEP. */
-double sax_ep_dispatch_speed(const sax_training_t *tr);
 double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr, const sax_layer_cost_t *moe,
                              const sax_group_t *g);
 

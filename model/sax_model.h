@@ -80,7 +80,8 @@ int sax_status_exit_code(sax_status_t s);
 #define SAX_COMPRESSION_LIST(X)                                                                              \
     X(SAX_COMPRESSION_NONE, "none") X(SAX_COMPRESSION_BF16, "bf16") X(SAX_COMPRESSION_FP8, "fp8")
 #define SAX_GRAD_DTYPE_LIST(X) X(SAX_GRAD_DTYPE_FP32, "fp32") X(SAX_GRAD_DTYPE_BF16, "bf16")
-/* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one over DeepEP */
+/* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one (over DeepEP or
+ * HybridEP) */
 #define SAX_MOE_DISPATCHER_LIST(X)                                                                           \
     X(SAX_MOE_DISPATCHER_ALLTOALL, "alltoall") X(SAX_MOE_DISPATCHER_FLEX, "flex")
 /* The flex dispatcher's backend (Megatron-Core's --moe-flex-dispatcher-backend): DeepEP, or HybridEP */
@@ -221,7 +222,7 @@ typedef struct {
                             training.master_weights */
     sax_moe_dispatcher_t moe_token_dispatcher;      /* how MoE tokens reach their experts: Megatron-Core's
                                                   all-to-all dispatcher (the default) or its flex
-                                                  dispatcher over DeepEP. Config key
+                                                  dispatcher (DeepEP, HybridEP). Config key
                                                   training.moe_token_dispatcher */
     sax_flex_backend_t moe_flex_dispatcher_backend; /* the flex dispatcher's kernels: DeepEP (Megatron-Core's
                                                        default) or HybridEP. Config key

@@ -341,12 +341,6 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     out->cp_bytes = b * sl * 2.0 * (is_mla(m) ? a * (dqk + d) / 2.0 : g * d) / t * SAX_ACT_BYTES;
 }
 
-/* Across scale-up domains DeepEP's normal kernels (and HybridEP) send a token once to each other domain
- * holding one of its experts, to the GPU of the same local rank there, which forwards it over NVLink (the
- * combine reduces inside the domain first and crosses back once). With k of E experts drawn at random, a
- * domain holding E m / n of them (m of the group's n GPUs) misses a token with probability
- * C(E - E m / n, k) / C(E, k). sax's all-to-all spreads a GPU's bytes evenly over its n - 1 peers, of
- * which n - m are in other domains: timed with the bytes whose off-domain share is what crosses. */
 double sax_ep_dispatch_speed(const sax_training_t *tr)
 {
     return tr->moe_token_dispatcher == SAX_MOE_DISPATCHER_FLEX &&
@@ -355,6 +349,12 @@ double sax_ep_dispatch_speed(const sax_training_t *tr)
                : 1.0;
 }
 
+/* Across scale-up domains DeepEP's normal kernels (and HybridEP) send a token once to each other domain
+ * holding one of its experts, to the GPU of the same local rank there, which forwards it over NVLink (the
+ * combine reduces inside the domain first and crosses back once). With k of E experts drawn at random, a
+ * domain holding E m / n of them (m of the group's n GPUs) misses a token with probability
+ * C(E - E m / n, k) / C(E, k). sax's all-to-all spreads a GPU's bytes evenly over its n - 1 peers, of
+ * which n - m are in other domains: timed with the bytes whose off-domain share is what crosses. */
 double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr, const sax_layer_cost_t *moe,
                              const sax_group_t *g)
 {

@@ -90,6 +90,10 @@ void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p)
             p->training.tp_overlap = x[j];
         else if (st->params[j].kind == CAL_STEP_OVERHEAD)
             p->training.step_overhead_s = x[j];
+        else if (st->params[j].kind == CAL_EP_OVERLAP)
+            p->training.ep_overlap_efficiency = x[j];
+        else if (st->params[j].kind == CAL_HYBRIDEP)
+            p->training.hybridep_efficiency = x[j];
     }
 }
 
@@ -171,6 +175,21 @@ static void setup_params(cal_state_t *st)
     add_param(st, CAL_DP_OVERLAP, -1, st->config.problem.training.dp_overlap_efficiency);
     add_param(st, CAL_TP_OVERLAP, -1, st->config.problem.training.tp_overlap);
     add_param(st, CAL_STEP_OVERHEAD, -1, st->config.problem.training.step_overhead_s);
+    /* the MoE communication parameters, when some run depends on them: Megatron-Core's EP overlap, and
+     * the flex dispatcher over HybridEP */
+    bool ep_overlap = false, hybridep = false;
+    for (int i = 0; i < st->n_runs; i++) {
+        const sax_problem_t *q = &st->runs[i].cfg.problem;
+        if (q->model.experts <= 0 || st->runs[i].cfg.candidate.ep <= 1)
+            continue;
+        ep_overlap = ep_overlap || q->training.overlap_moe_expert_parallel_comm;
+        hybridep = hybridep || (q->training.moe_token_dispatcher == SAX_MOE_DISPATCHER_FLEX &&
+                                q->training.moe_flex_dispatcher_backend == SAX_FLEX_BACKEND_HYBRIDEP);
+    }
+    if (ep_overlap)
+        add_param(st, CAL_EP_OVERLAP, -1, st->config.problem.training.ep_overlap_efficiency);
+    if (hybridep)
+        add_param(st, CAL_HYBRIDEP, -1, st->config.problem.training.hybridep_efficiency);
     for (int i = 0; i < st->n_runs; i++) {
         const sax_cluster_t *c = &st->runs[i].cfg.problem.cluster;
         collect_gpu(st, &c->gpu);

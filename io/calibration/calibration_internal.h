@@ -58,6 +58,8 @@ typedef struct {
     X(CAL_DP_OVERLAP, "training.dp_overlap_efficiency", 0.0, 1.0)                                            \
     X(CAL_TP_OVERLAP, "training.tp_overlap", 0.0, 1.0)                                                       \
     X(CAL_STEP_OVERHEAD, "training.step_overhead", 0.0, 1.0)                                                 \
+    X(CAL_EP_OVERLAP, "training.ep_overlap_efficiency", 0.0, 1.0)                                            \
+    X(CAL_HYBRIDEP, "training.hybridep_efficiency", 0.05, 1.0)                                               \
     X(CAL_GEMM_EFF_MAX, "gemm_efficiency_max", 0.05, 1.0)                                                    \
     X(CAL_MEM_EFF, "memory_efficiency", 0.05, 1.0)                                                           \
     X(CAL_GEMM_EFF_MAX_FP8, "gemm_efficiency_max_fp8", 0.05, 1.0)                                            \

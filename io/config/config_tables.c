@@ -161,14 +161,14 @@ static const cf_field_t training_fields[] = {
         "the optimizer keeps an fp32 master copy of the weights (4 B a parameter; mixed-precision training); "
         "false: it updates the bf16 weights themselves (PyTorch's Adam on a bf16 model, NeMo AutoModel's "
         "default torch_dtype)"),
-    ENUM_F(
-        sax_training_t, moe_token_dispatcher, "moe_token_dispatcher", sax_moe_dispatcher_names,
-        SAX_MOE_DISPATCHER_COUNT, CF_MODEL, 0,
-        "how MoE tokens reach their experts (Megatron-Core's --moe-token-dispatcher-type): `alltoall`, an "
-        "all-to-all that carries one copy of a token per routed expert, with the tokens permuted into "
-        "expert order before it and sorted by local expert after it (and back); `flex` (whose default "
-        "backend is DeepEP, as NeMo AutoModel runs its MoE models), one copy per destination GPU, permuted "
-        "once after it (docs/cost-model.md section 5.7)"),
+    ENUM_F(sax_training_t, moe_token_dispatcher, "moe_token_dispatcher", sax_moe_dispatcher_names,
+           SAX_MOE_DISPATCHER_COUNT, CF_MODEL, 0,
+           "how MoE tokens reach their experts (Megatron-Core's --moe-token-dispatcher-type): `alltoall`, an "
+           "all-to-all that carries one copy of a token per routed expert, with the tokens permuted into "
+           "expert order before it and sorted by local expert after it (and back); `flex` (whose default "
+           "backend is DeepEP, as NeMo AutoModel runs its MoE models), one copy per destination GPU inside a "
+           "scale-up domain and one per other domain across it, permuted once after it (docs/cost-model.md "
+           "section 5.7)"),
     ENUM_F(sax_training_t, moe_flex_dispatcher_backend, "moe_flex_dispatcher_backend", sax_flex_backend_names,
            SAX_FLEX_BACKEND_COUNT, CF_MODEL, 0,
            "the kernels of the `flex` dispatcher (Megatron-Core's --moe-flex-dispatcher-backend): `deepep`, "

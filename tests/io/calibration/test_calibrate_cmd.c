@@ -396,6 +396,100 @@ static void test_runs_recover_known_parameters(void **state)
     cJSON_Delete(root);
 }
 
+/* The MoE communication parameters (training.ep_overlap_efficiency, training.hybridep_efficiency) are
+ * fitted when runs depend on them, and found again. Megatron-Bridge's Qwen3 30B-A3B on 16 H100
+ * (public-runs.json's first card run), with the NCCL all-to-all dispatcher, DeepEP and HybridEP, each
+ * with and without the EP overlap, at two batch sizes: 12 runs whose "measured" times are the model's
+ * under an overlap efficiency of 0.3 and a HybridEP efficiency of 0.6, every other parameter at its
+ * default. */
+static void test_moe_runs_recover_their_parameters(void **state)
+{
+    (void)state;
+    cJSON *set = load_json(SAX_TEST_DATA "/validation/public-runs.json");
+    const cJSON *card = NULL, *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(set, "cases"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring,
+                   "bridge-card-qwen3-30b-a3b-hybridep-16") == 0)
+            card = cJSON_GetObjectItemCaseSensitive(e, "config");
+    }
+    assert_non_null(card);
+    char *config_text = cJSON_Print(card);
+    char config_path[512];
+    snprintf(config_path, sizeof config_path, "%s/card-config.json", tmpdir);
+    write_file(config_path, config_text);
+    remember(config_path);
+    free(config_text);
+
+    cJSON *all = cJSON_CreateObject();
+    cJSON *runs = cJSON_AddArrayToObject(all, "runs");
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    const char *dispatcher[3] = {"alltoall", "flex", "flex"}, *backend[3] = {"deepep", "deepep", "hybridep"};
+    for (int k = 0; k < 12; k++) {
+        cJSON *config = cJSON_Duplicate(card, 1);
+        cJSON *training = cJSON_GetObjectItemCaseSensitive(config, "training");
+        cJSON *set_to[4] = {cJSON_CreateString(dispatcher[k % 3]), cJSON_CreateString(backend[k % 3]),
+                            cJSON_CreateBool((k / 3) % 2 == 1), cJSON_CreateNumber(k < 6 ? 1024 : 512)};
+        const char *key[4] = {"moe_token_dispatcher", "moe_flex_dispatcher_backend",
+                              "overlap_moe_expert_parallel_comm", "global_batch"};
+        for (int i = 0; i < 4; i++) {
+            cJSON_DeleteItemFromObjectCaseSensitive(training, key[i]);
+            cJSON_AddItemToObject(training, key[i], set_to[i]);
+        }
+        sax_config_t cfg;
+        sax_error_t err = {{0}};
+        assert_int_equal(sax_config_from_json(config, "synthetic", "", &cfg, &err), SAX_OK);
+        cfg.problem.training.ep_overlap_efficiency = 0.3;
+        cfg.problem.training.hybridep_efficiency = 0.6;
+        sax_result_t r;
+        assert_int_equal(sax_model_eval(&cfg.problem, &cfg.candidate, scratch, &r), SAX_OK);
+        sax_config_fini(&cfg);
+        assert_true(r.feasible);
+        cJSON *run = cJSON_CreateObject();
+        char name[32];
+        snprintf(name, sizeof name, "card-%d", k);
+        cJSON_AddStringToObject(run, "name", name);
+        cJSON_AddItemToObject(run, "config", config);
+        cJSON *measured = cJSON_AddObjectToObject(run, "measured");
+        cJSON_AddNumberToObject(measured, "iteration_time_s", r.iteration_time_s);
+        cJSON_AddItemToArray(runs, run);
+    }
+    free(scratch);
+    cJSON_Delete(set);
+    char *body = cJSON_Print(all);
+    cJSON_Delete(all);
+    const char *m = measurements("moe-runs.json", body);
+    free(body);
+
+    static char report[1 << 17];
+    sax_error_t err = {{0}};
+    assert_int_equal(calibrate(m, config_path, false, true, NULL, report, sizeof report, &err), SAX_OK);
+    cJSON *root = cJSON_Parse(report);
+    assert_non_null(root);
+    int found = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(
+        p, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "runs"), "parameters"))
+    {
+        const char *name = cJSON_GetObjectItemCaseSensitive(p, "name")->valuestring;
+        double value = cJSON_GetObjectItemCaseSensitive(p, "value")->valuedouble;
+        double truth = strcmp(name, "training.ep_overlap_efficiency") == 0 ? 0.3
+                       : strcmp(name, "training.hybridep_efficiency") == 0 ? 0.6
+                                                                           : -1.0;
+        if (truth < 0.0)
+            continue;
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "determined")));
+        if (fabs(value - truth) > 1e-3)
+            fprintf(stderr, "%s: fitted %.6f, truth %.6f\n", name, value, truth);
+        assert_true(fabs(value - truth) < 1e-3);
+        found++;
+    }
+    assert_int_equal(found, 2);
+    cJSON_Delete(root);
+}
+
 static void test_two_algorithms(void **state)
 {
     (void)state;
@@ -776,6 +870,7 @@ int main(void)
         cmocka_unit_test(test_gemms_on_a_preset_gpu),
         cmocka_unit_test(test_two_algorithms),
         cmocka_unit_test(test_runs_recover_known_parameters),
+        cmocka_unit_test(test_moe_runs_recover_their_parameters),
         cmocka_unit_test(test_unknown_tier),
         cmocka_unit_test(test_level_without_data),
         cmocka_unit_test(test_single_step_count_and_size),
