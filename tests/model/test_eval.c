@@ -646,6 +646,21 @@ static void test_cp_all_gather_waits(void **state)
     assert_true(ring.iteration_time_s < ag.iteration_time_s);
 }
 
+/* A 32-layer MoE (64 experts, top-8, width 1408) at TP 1 without sequence parallelism, on the
+ * fixture's two buildings: what the MoE tests below share. */
+static void moe_case(sax_problem_t *p, sax_candidate_t *c, long global_batch, int pp, int dp, int ep)
+{
+    *p = problem;
+    p->model = fixture_moe_model(64, 8, 1408);
+    p->training.global_batch = global_batch;
+    *c = base();
+    c->tp = 1;
+    c->pp = pp;
+    c->dp = dp;
+    c->ep = ep;
+    c->sequence_parallel = false;
+}
+
 /* training.overlap_moe_expert_parallel_comm (Megatron-Core's combined 1F1B): without PP each micro-batch's
  * forward runs beside the previous one's backward, so of m = 8 micro-batches only the first forward
  * and the last backward keep their all-to-alls waiting (schedules.py, forward_backward_no_pipelining).
@@ -657,15 +672,9 @@ static void test_cp_all_gather_waits(void **state)
 static void test_ep_overlap_in_the_1f1b_phase(void **state)
 {
     (void)state;
-    sax_problem_t p = problem;
-    p.model = fixture_moe_model(64, 8, 1408);
-    p.training.global_batch = 16384;
-    sax_candidate_t c = base();
-    c.tp = 1;
-    c.pp = 1;
-    c.dp = 2048;
-    c.ep = 8;
-    c.sequence_parallel = false;
+    sax_problem_t p;
+    sax_candidate_t c;
+    moe_case(&p, &c, 16384, 1, 2048, 8);
     sax_result_t plain = fixture_eval(&p, &c);
     p.training.overlap_moe_expert_parallel_comm = true;
     p.training.ep_overlap_efficiency = 1.0;
@@ -705,16 +714,10 @@ static void test_ep_overlap_in_the_1f1b_phase(void **state)
 static void test_hybridep_at_its_share_of_the_speed(void **state)
 {
     (void)state;
-    sax_problem_t p = problem;
-    p.model = fixture_moe_model(64, 8, 1408);
-    p.training.global_batch = 16384;
+    sax_problem_t p;
+    sax_candidate_t c;
+    moe_case(&p, &c, 16384, 1, 2048, 8);
     p.training.moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX;
-    sax_candidate_t c = base();
-    c.tp = 1;
-    c.pp = 1;
-    c.dp = 2048;
-    c.ep = 8;
-    c.sequence_parallel = false;
     p.training.moe_flex_dispatcher_backend = SAX_FLEX_BACKEND_DEEPEP;
     sax_result_t deepep = fixture_eval(&p, &c);
     p.training.moe_flex_dispatcher_backend = SAX_FLEX_BACKEND_HYBRIDEP;
@@ -791,16 +794,10 @@ static void test_collective_shares_link_with_pipeline(void **state)
 static void test_dualpipe_monotone_in_gpu(void **state)
 {
     (void)state;
-    sax_problem_t p = problem;
-    p.model = fixture_moe_model(64, 8, 1408);
-    p.training.global_batch = 4096;
-    sax_candidate_t c = base();
-    c.tp = 1;
-    c.pp = 4;
-    c.dp = 512;
-    c.ep = 64;
+    sax_problem_t p;
+    sax_candidate_t c;
+    moe_case(&p, &c, 4096, 4, 512, 64);
     c.schedule = SAX_SCHEDULE_DUALPIPE;
-    c.sequence_parallel = false;
     for (int what = 0; what < 3; what++) {
         double prev = 0.0;
         for (int step = 0; step < 8; step++) {

@@ -352,6 +352,17 @@ static void test_mla_up_proj_by_hand(void **state)
     assert_true(lc.act_mla_up_bytes == 0.0 && lc.mla_up_s == 0.0);
 }
 
+/* The tiny model with `experts` routed experts of width 6, top 2, SwiGLU, no shared expert. */
+static sax_model_desc_t tiny_moe(int experts)
+{
+    sax_model_desc_t moe = tiny;
+    moe.ffn_act = SAX_FFN_SWIGLU;
+    moe.experts = experts;
+    moe.top_k = 2;
+    moe.expert_ffn_hidden = 6;
+    return moe;
+}
+
 /* moe_act (experts.py: the grouped MLP's activation under CheckpointWithoutOutput) on a small MoE layer:
  * the tiny model's attention (h 4) with 4 routed experts of width 6, top 2, SwiGLU, no shared expert;
  * s 8, b 1: 8 tokens, 16 routed copies. The activation's output, the FC2 input, is 6 elements a copy:
@@ -361,11 +372,7 @@ static void test_mla_up_proj_by_hand(void **state)
 static void test_moe_act_by_hand(void **state)
 {
     (void)state;
-    sax_model_desc_t moe = tiny;
-    moe.ffn_act = SAX_FFN_SWIGLU;
-    moe.experts = 4;
-    moe.top_k = 2;
-    moe.expert_ffn_hidden = 6;
+    sax_model_desc_t moe = tiny_moe(4);
     sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
     sax_layer_cost_t lc;
     sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, true, &lc);
@@ -394,11 +401,7 @@ static void test_moe_act_by_hand(void **state)
 static void test_moe_token_dispatchers_by_hand(void **state)
 {
     (void)state;
-    sax_model_desc_t moe = tiny;
-    moe.ffn_act = SAX_FFN_SWIGLU;
-    moe.experts = 8;
-    moe.top_k = 2;
-    moe.expert_ffn_hidden = 6;
+    sax_model_desc_t moe = tiny_moe(8);
     sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
     sax_layer_cost_t a2a, flex;
     for (int ep = 4; ep <= 8; ep += 4) {
@@ -415,7 +418,7 @@ static void test_moe_token_dispatchers_by_hand(void **state)
 }
 
 /* The flex dispatcher across scale-up domains (DeepEP's and HybridEP's forwarding): the tiny model routes
- * 4 tokens of hidden 8 (64 B a copy) to 2 of 8 experts, EP 8 (one expert a GPU) in two domains of 4. A
+ * 8 tokens of hidden 4 (64 B a copy) to 2 of 8 experts, EP 8 (one expert a GPU) in two domains of 4. A
  * given domain holds 4 experts, so a token misses it with probability C(4,2) / C(8,2) = 6/28: it crosses
  * to the other domain once with probability 22/28, 64 x 22/28 B. The all-to-all spreads a GPU's bytes
  * over its 7 peers, 4 of them in the other domain (4/8 of what it sends, as sax's closed form counts the
@@ -425,11 +428,7 @@ static void test_moe_token_dispatchers_by_hand(void **state)
 static void test_flex_dispatch_crosses_once_a_domain(void **state)
 {
     (void)state;
-    sax_model_desc_t moe = tiny;
-    moe.ffn_act = SAX_FFN_SWIGLU;
-    moe.experts = 8;
-    moe.top_k = 2;
-    moe.expert_ffn_hidden = 6;
+    sax_model_desc_t moe = tiny_moe(8);
     sax_training_t tr = {.global_batch = 1,
                          .precision = SAX_PRECISION_BF16,
                          .flash_attention = true,
