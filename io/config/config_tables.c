@@ -169,13 +169,14 @@ static const cf_field_t training_fields[] = {
            "backend is DeepEP, as NeMo AutoModel runs its MoE models), one copy per destination GPU inside a "
            "scale-up domain and one per other domain across it, permuted once after it (docs/cost-model.md "
            "section 5.7)"),
-    ENUM_F(sax_training_t, moe_flex_dispatcher_backend, "moe_flex_dispatcher_backend", sax_flex_backend_names,
-           SAX_FLEX_BACKEND_COUNT, CF_MODEL, 0,
-           "the kernels of the `flex` dispatcher (Megatron-Core's --moe-flex-dispatcher-backend): `deepep`, "
-           "DeepEP's normal kernels, at the speed sax's all-to-all gives them (DeepEP's README measures them "
-           "near the NIC's and NVLink's speed); `hybridep`, NVIDIA's HybridEP (NeMo's recipes on GB200 and "
-           "later), at `hybridep_efficiency` of it. Both send a token once to each other scale-up domain "
-           "(docs/cost-model.md section 5.7)"),
+    ENUM_F(
+        sax_training_t, moe_flex_dispatcher_backend, "moe_flex_dispatcher_backend", sax_flex_backend_names,
+        SAX_FLEX_BACKEND_COUNT, CF_MODEL, 0,
+        "the kernels of the `flex` dispatcher (Megatron-Core's --moe-flex-dispatcher-backend): `deepep`, "
+        "DeepEP's normal kernels, at the speed sax's all-to-all gives them (DeepEP's own benchmarks measure "
+        "them near the NIC's and NVLink's speed); `hybridep`, NVIDIA's HybridEP (NeMo's recipes on GB200 and "
+        "later), at `hybridep_efficiency` of it. Both send a token once to each other scale-up domain "
+        "(docs/cost-model.md section 5.7)"),
     QTY_F(sax_training_t, hybridep_efficiency, "hybridep_efficiency", SAX_UNIT_NONE, 0, true, 1, false,
           CF_MODEL, 0,
           "the share of sax's all-to-all speed HybridEP's dispatch and combine kernels reach (from "
