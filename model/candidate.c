@@ -64,6 +64,12 @@ void sax_candidate_set(sax_candidate_t *c, sax_key_t k, int32_t v)
 
 int sax_candidate_etp(const sax_candidate_t *c) { return c->etp > 0 ? c->etp : c->tp; }
 
+bool sax_candidate_ep_overlap_allowed(const sax_candidate_t *c)
+{
+    return c->ep > 1 && c->recompute != SAX_RECOMPUTE_FULL &&
+           (c->pp == 1 || c->schedule == SAX_SCHEDULE_INTERLEAVED);
+}
+
 int sax_candidate_expert_dp(const sax_candidate_t *c)
 {
     long stage = (long)c->tp * c->cp * c->dp, experts = (long)c->ep * sax_candidate_etp(c);

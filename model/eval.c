@@ -404,23 +404,17 @@ typedef struct {
  * --overlap-moe-expert-parallel-comm those of the 1F1B phase, where each forward is paired with an
  * earlier micro-batch's backward. The stage's warm-up forwards (schedules.py at d98e8a64dd:
  * 2 (pp - 1 - s) + (vpp - 1) pp + 1 of its m vpp chunks, the last one added for the overlap; without
- * PP the first micro-batch's) run alone, and as many cool-down backwards. Megatron-Core refuses the
- * overlap without EP, with full recomputation, and with PP but without virtual stages: there, none.
+ * PP the first micro-batch's) run alone, and as many cool-down backwards. Where Megatron-Core refuses
+ * the overlap (sax_candidate_ep_overlap_allowed), none.
  * Megatron-Core's pairing hides `training.ep_overlap_efficiency` of what whole chunks side by side
  * would: its sub-module steps and the dispatcher's own SMs leave the rest waiting. */
 static double ep_paired_share(const sax_problem_t *p, const sax_candidate_t *c, int s, long m)
 {
     if (c->schedule == SAX_SCHEDULE_DUALPIPE)
         return 1.0;
-    if (!p->training.overlap_moe_expert_parallel_comm || c->ep <= 1 || c->recompute == SAX_RECOMPUTE_FULL)
+    if (!p->training.overlap_moe_expert_parallel_comm || !sax_candidate_ep_overlap_allowed(c))
         return 0.0;
-    double warm_up;
-    if (c->pp == 1)
-        warm_up = 1.0;
-    else if (c->schedule == SAX_SCHEDULE_INTERLEAVED)
-        warm_up = 2.0 * (c->pp - 1 - s) + (double)(c->vpp - 1) * c->pp + 1.0;
-    else
-        return 0.0;
+    double warm_up = c->pp == 1 ? 1.0 : 2.0 * (c->pp - 1 - s) + (double)(c->vpp - 1) * c->pp + 1.0;
     return sax_max(0.0, 1.0 - warm_up / ((double)m * c->vpp)) * p->training.ep_overlap_efficiency;
 }
 

@@ -378,6 +378,11 @@ typedef struct {
 int sax_candidate_etp(const sax_candidate_t *c);
 int sax_candidate_expert_dp(const sax_candidate_t *c);
 
+/* Whether Megatron-Core runs its EP overlap (--overlap-moe-expert-parallel-comm) for this candidate:
+ * it refuses it without EP, with full recomputation, and with PP on any schedule but the interleaved
+ * one (docs/cost-model.md section 6). */
+bool sax_candidate_ep_overlap_allowed(const sax_candidate_t *c);
+
 /* Sets a candidate's NCCL knobs to NCCL's defaults (channels and p2p channels: NCCL's choice). */
 void sax_candidate_set_nccl_defaults(sax_candidate_t *c);
 

@@ -196,11 +196,11 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     }
     if (p->training.overlap_moe_expert_parallel_comm && p->model.experts > 0 && c->ep > 1 &&
         c->schedule != SAX_SCHEDULE_DUALPIPE) {
-        if (c->recompute == SAX_RECOMPUTE_FULL || (c->pp > 1 && c->schedule != SAX_SCHEDULE_INTERLEAVED))
+        if (sax_candidate_ep_overlap_allowed(c))
+            ARG(j, "--overlap-moe-expert-parallel-comm");
+        else
             NOTE(j, "overlap_moe_expert_parallel_comm: Megatron-Core refuses it with full recomputation and, "
                     "with PP, without virtual stages; sax timed the all-to-alls as waiting");
-        else
-            ARG(j, "--overlap-moe-expert-parallel-comm");
     }
     if (c->zero == 3) {
         ARG(j, "--use-torch-fsdp2");
