@@ -38,9 +38,9 @@ typedef struct {
     double moe_act_s;         /* the routed experts' activation kernel, forward (what moe_act runs again) */
     double act_full_bytes;    /* ... with full recomputation (the layer input only) */
     double tp_bytes;          /* bytes of one TP all-reduce (the layer's output activation) */
-    double etp_bytes;         /* the same for the routed experts' TP group (etp ranks): its tokens */
+    double etp_bytes;         /* the same for the routed experts' TP group (etp ranks): one copy of each
+                                 token the group routes, the unit of ep_bytes' copies */
     double ep_bytes;          /* bytes one GPU sends in one all-to-all (dispatch or combine) */
-    double ep_copy_bytes;     /* one copy of each token the GPU's EP group routes (of ep_bytes' copies) */
     double cp_bytes;          /* K and V bytes one GPU passes on per ring-attention step */
 } sax_layer_cost_t;
 

@@ -196,7 +196,6 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         params = (ps.per_layer_attn + ps.per_dense_mlp) / t;
         out->expert_params = 0.0;
         out->ep_bytes = 0.0;
-        out->ep_copy_bytes = 0.0;
         out->etp_bytes = 0.0;
     } else {
         /* The routed experts on their own grid (Megatron-Core's MoE parallel folding): each stage's
@@ -243,7 +242,6 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         double copy_passes = flex ? 3.0 : 3.0 + (local_experts > 1.0 ? 4.0 : 0.0);
         perm = tok * h * SAX_ACT_BYTES * (copies * copy_passes + et / t);
         out->ep_bytes = group_tok * sends * h * SAX_ACT_BYTES;
-        out->ep_copy_bytes = group_tok * h * SAX_ACT_BYTES;
         out->etp_bytes = group_tok * h * SAX_ACT_BYTES;
     }
     /* the routed experts' activation function: reads FC1's kf - 1 outputs, writes one, tok x k x ef / tp
@@ -365,7 +363,7 @@ double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr
     for (int i = 0; i < m->top_k; i++)
         miss *= sax_max(0.0, E - held - i) / (E - i);
     double across = (domains - 1.0) * (1.0 - miss); /* other domains one token reaches */
-    return sax_min(moe->ep_bytes, moe->ep_copy_bytes * across * n / (n - per));
+    return sax_min(moe->ep_bytes, moe->etp_bytes * across * n / (n - per)); /* etp_bytes: one copy */
 }
 
 /* The output layer is Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so
