@@ -454,7 +454,9 @@ static const cf_field_t parallelism_fields[] = {
            "stage's GPU speed; "
            "`embedding-loss`: Megatron-LM's --account-for-embedding-in-pipeline-split and "
            "--account-for-loss-in-pipeline-split: the embedding and the loss count as a layer each, the "
-           "layers + 2 split evenly, so the first and the last stage hold one layer fewer"),
+           "layers + 2 split evenly, so the first and the last stage hold one layer fewer. A file that names "
+           "no split (nor first/last stage layers, nor a layout) for more virtual stages than layers gets "
+           "`embedding-loss` where it fits"),
     INT_F(sax_candidate_t, first_stage_layers, "decoder_first_pipeline_num_layers", 0, CF_DEFAULT, 0,
           "Megatron-LM's --decoder-first-pipeline-num-layers: the layers of the first stage, the rest split "
           "evenly over the stages not set (each stage's layers a multiple of vpp); 0: not set. Only with "

@@ -572,6 +572,56 @@ static void test_pipeline_layout_parse(void **state)
     assert_non_null(strstr(err.text, "expected no decoder_first/last_pipeline_num_layers beside a layout"));
 }
 
+/* A file that names no split for more virtual stages than layers (the Llama 3 paper's 126 layers on 16
+ * stages of 8 chunks) gets Megatron-LM's embedding-loss split where it fits. 14 layers on PP4 VPP4: 16
+ * chunks; (14 + 2) / 4 = 4 a stage, the embedding's and the loss's stages one fewer: 3, 4, 4, 3. 13 layers
+ * fit neither (15 is not a multiple of 4): the split stays uniform and the evaluation says divisibility;
+ * so does a file that asks for uniform by name. */
+static void test_default_split_when_layers_are_few(void **state)
+{
+    (void)state;
+    static const char *model14 =
+        "{\"name\": \"m14\", \"layers\": 14, \"hidden\": 1024, \"ffn_hidden\": 4096, "
+        "\"heads\": 8, \"kv_heads\": 8, \"vocab\": 32768, \"seq_len\": 1024, "
+        "\"ffn_act\": \"swiglu\"}";
+    static const char *model13 =
+        "{\"name\": \"m13\", \"layers\": 13, \"hidden\": 1024, \"ffn_hidden\": 4096, "
+        "\"heads\": 8, \"kv_heads\": 8, \"vocab\": 32768, \"seq_len\": 1024, "
+        "\"ffn_act\": \"swiglu\"}";
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    int layers[4];
+    assert_int_equal(parse_layout(model14, 4, "", "", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.layer_split, SAX_LAYER_SPLIT_EMBEDDING_LOSS);
+    assert_int_equal(sax_model_stage_layers(&cfg.problem, &cfg.candidate, layers), SAX_OK);
+    assert_int_equal(layers[0], 3);
+    assert_int_equal(layers[1], 4);
+    assert_int_equal(layers[2], 4);
+    assert_int_equal(layers[3], 3);
+    sax_config_fini(&cfg);
+    /* enough layers: uniform stays (62 on 16 chunks) */
+    assert_int_equal(parse_layout(model62, 4, "", "", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.layer_split, SAX_LAYER_SPLIT_UNIFORM);
+    sax_config_fini(&cfg);
+    sax_scratch_t *sc = malloc(sax_scratch_size());
+    assert_non_null(sc);
+    sax_scratch_init(sc);
+    sax_result_t r;
+    assert_int_equal(parse_layout(model13, 4, "", "", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.layer_split, SAX_LAYER_SPLIT_UNIFORM);
+    assert_int_equal(sax_model_eval(&cfg.problem, &cfg.candidate, sc, &r), SAX_OK);
+    assert_false(r.feasible);
+    assert_int_equal(r.reason, SAX_INFEASIBLE_DIVISIBILITY);
+    sax_config_fini(&cfg);
+    assert_int_equal(parse_layout(model14, 4, "\"layer_split\": \"uniform\", ", "", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.candidate.layer_split, SAX_LAYER_SPLIT_UNIFORM);
+    assert_int_equal(sax_model_eval(&cfg.problem, &cfg.candidate, sc, &r), SAX_OK);
+    assert_false(r.feasible);
+    assert_int_equal(r.reason, SAX_INFEASIBLE_DIVISIBILITY);
+    sax_config_fini(&cfg);
+    free(sc);
+}
+
 /* A layout's virtual stages reach the evaluation: it must time the pipeline exactly as the splits it
  * spells out. 62 layers on PP4: Megatron's embedding-and-loss split (16 a stage, the first and last 15;
  * under VPP4 their end chunks 3 and the others 4) against the layouts of the same layers. */
@@ -678,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_scenarios_beyond_cluster),
         cmocka_unit_test(test_pipeline_layout_parse),
         cmocka_unit_test(test_pipeline_layout_reaches_eval),
+        cmocka_unit_test(test_default_split_when_layers_are_few),
         cmocka_unit_test(test_recompute_modules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
