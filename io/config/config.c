@@ -443,20 +443,29 @@ static sax_status_t resolve_candidate(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
     return SAX_OK;
 }
 
-/* A file that names no split (no layer_split, decoder_first/last_pipeline_num_layers or layout) for more
- * virtual stages than layers: `uniform` cannot place them, so the split is Megatron-LM's embedding-loss
- * one when it fits (the embedding and the loss a layer each; the Llama 3 paper's one layer fewer on the
- * first and the last stage, 126 layers on 16 stages of 8 chunks); else the file's split stays, and the
- * evaluation says `divisibility`. */
-static void default_split(const cf_fixed_t *fixed, const sax_model_desc_t *m, sax_candidate_t *c)
+/* What a file leaves unstated where the default cannot run and one setting Megatron-LM accepts can:
+ * - no split named (no layer_split, decoder_first/last_pipeline_num_layers or layout) for more virtual
+ *   stages than layers: `uniform` cannot place them, so Megatron-LM's embedding-loss split where it fits
+ *   (the embedding and the loss a layer each; the Llama 3 paper's one layer fewer on the first and the
+ *   last stage, 126 layers on 16 stages of 8 chunks);
+ * - no expert_tensor_parallel for an ep that tp x ep does not fit in tp x cp x dp: the experts' TP of 1
+ *   (parallel folding), the only one Megatron-Core would have run with that ep when 1 fits (Qwen3 235B's
+ *   EP 32 over TP 2 x DP 16).
+ * Else the file's settings stay, and the evaluation says `divisibility`. */
+static void derive_unstated(const cf_fixed_t *fixed, const sax_model_desc_t *m, sax_candidate_t *c)
 {
     const uint32_t named =
         1u << SAX_KEY_LAYER_SPLIT | 1u << SAX_KEY_FIRST_STAGE_LAYERS | 1u << SAX_KEY_LAST_STAGE_LAYERS;
-    if ((fixed->given & named) != 0 || c->n_layout > 0 || sax_layer_split_valid(m->layers, c))
-        return;
-    c->layer_split = SAX_LAYER_SPLIT_EMBEDDING_LOSS;
-    if (!sax_layer_split_valid(m->layers, c))
-        c->layer_split = SAX_LAYER_SPLIT_UNIFORM;
+    if ((fixed->given & named) == 0 && c->n_layout == 0 && !sax_layer_split_valid(m->layers, c)) {
+        c->layer_split = SAX_LAYER_SPLIT_EMBEDDING_LOSS;
+        if (!sax_layer_split_valid(m->layers, c))
+            c->layer_split = SAX_LAYER_SPLIT_UNIFORM;
+    }
+    if (c->etp == 0 && c->ep > 1 && sax_candidate_expert_dp(c) < 1) {
+        c->etp = 1;
+        if (sax_candidate_expert_dp(c) < 1)
+            c->etp = 0;
+    }
 }
 
 static sax_status_t check_precision(cf_ctx_t *ctx, const sax_problem_t *p)
@@ -544,7 +553,7 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
         (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
         goto fail;
     if (cfg->has_candidate)
-        default_split(fixed, &cfg->problem.model, &cfg->candidate);
+        derive_unstated(fixed, &cfg->problem.model, &cfg->candidate);
     if (space == NULL &&
         ((st = check_fixed_layout(&ctx, &cfg->problem.model, &cfg->candidate)) != SAX_OK ||
          (st = check_fixed_split(&ctx, fixed, &cfg->problem.model, &cfg->candidate)) != SAX_OK))

@@ -404,7 +404,8 @@ static const cf_field_t parallelism_fields[] = {
           "Megatron-Core's --expert-tensor-parallel-size: the routed experts' tensor-parallel degree; 0: tp "
           "(Megatron's default). Another value folds the experts onto their own grid of each stage's tp x "
           "cp x dp ranks (MoE parallel folding): etp x ep x expert-DP, innermost first, in the order's "
-          "sequence of tp, cp and dp; ep may then exceed dp x cp"),
+          "sequence of tp, cp and dp; ep may then exceed dp x cp. Left out for an ep that tp x ep does not "
+          "fit in tp x cp x dp, it is 1 where 1 fits"),
     INT_F(sax_candidate_t, vpp, "vpp", 1, CF_DEFAULT, 1,
           "virtual stages per device (`interleaved` needs > 1)"),
     INT_F(sax_candidate_t, micro_batch, "micro_batch", 1, CF_DEFAULT, 1, "sequences per micro-batch"),

@@ -622,6 +622,45 @@ static void test_default_split_when_layers_are_few(void **state)
     free(sc);
 }
 
+/* A MoE file that leaves expert_tensor_parallel out for an ep that tp x ep does not fit: TP 2, DP 4 and EP
+ * 8 on 8 GPUs need the experts' TP of 1 (8 x 1 fills tp x dp = 8; 8 x 2 would need 16), the one setting
+ * Megatron-Core runs; EP 16 fits neither and stays divisibility, as does an etp of 2 asked by name. */
+static void test_unstated_expert_tp(void **state)
+{
+    (void)state;
+    static const char *fmt =
+        "{\"model\": {\"name\": \"moe\", \"layers\": 4, \"hidden\": 1024, \"ffn_hidden\": 4096, "
+        "\"heads\": 8, \"kv_heads\": 8, \"vocab\": 32768, \"seq_len\": 1024, \"ffn_act\": \"swiglu\", "
+        "\"experts\": 64, \"top_k\": 8, \"expert_ffn_hidden\": 512}, \"training\": {\"global_batch\": 8}, "
+        "\"cluster\": {\"gpu\": \"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", "
+        "\"latency\": \"2 us\"}, \"sites\": [{\"name\": \"s\", \"gpus\": 8}]}, \"parallelism\": {\"tp\": 2, "
+        "\"dp\": 4, \"ep\": %d%s}, \"network\": {}}";
+    static const struct {
+        int ep;
+        const char *extra;
+        int etp;
+        bool feasible;
+    } cases[] = {{8, "", 1, true}, {16, "", 0, false}, {8, ", \"expert_tensor_parallel\": 2", 2, false}};
+    sax_scratch_t *sc = malloc(sax_scratch_size());
+    assert_non_null(sc);
+    sax_scratch_init(sc);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, fmt, cases[i].ep, cases[i].extra);
+        sax_config_t cfg;
+        sax_error_t err = {{0}};
+        assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+        assert_int_equal(cfg.candidate.etp, cases[i].etp);
+        sax_result_t r;
+        assert_int_equal(sax_model_eval(&cfg.problem, &cfg.candidate, sc, &r), SAX_OK);
+        if (r.feasible != cases[i].feasible ||
+            (!cases[i].feasible && r.reason != SAX_INFEASIBLE_DIVISIBILITY))
+            fail_msg("case %zu: feasible %d reason %d", i, r.feasible, (int)r.reason);
+        sax_config_fini(&cfg);
+    }
+    free(sc);
+}
+
 /* A layout's virtual stages reach the evaluation: it must time the pipeline exactly as the splits it
  * spells out. 62 layers on PP4: Megatron's embedding-and-loss split (16 a stage, the first and last 15;
  * under VPP4 their end chunks 3 and the others 4) against the layouts of the same layers. */
@@ -729,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_layout_parse),
         cmocka_unit_test(test_pipeline_layout_reaches_eval),
         cmocka_unit_test(test_default_split_when_layers_are_few),
+        cmocka_unit_test(test_unstated_expert_tp),
         cmocka_unit_test(test_recompute_modules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
