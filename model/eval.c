@@ -57,7 +57,7 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
         return SAX_INFEASIBLE_DIVISIBILITY;
     /* the routed experts' grid, etp x ep x expert-DP, fills each stage's tp x cp x dp ranks (MoE parallel
      * folding); with etp = tp that is ep dividing cp x dp */
-    if (m->seq_len % c->cp != 0 || sax_candidate_expert_dp(c) < 1 || (long)m->vocab % c->tp != 0)
+    if (m->seq_len % c->cp != 0 || sax_candidate_expert_dp(c) < 1)
         return SAX_INFEASIBLE_DIVISIBILITY;
     if (c->ep > 1 && (m->experts <= 0 || m->experts % c->ep != 0))
         return SAX_INFEASIBLE_DIVISIBILITY;

@@ -367,11 +367,15 @@ double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr
 }
 
 /* The output layer is Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so
- * its GEMM runs in bf16 whatever the training precision. */
+ * its GEMM runs in bf16 whatever the training precision. Its rows are the vocabulary as Megatron-LM pads
+ * it, up to a multiple of 128 x tp (--make-vocab-size-divisible-by 128; vocab_size_with_padding in
+ * megatron/core/tokenizers/utils/build_tokenizer.py at d98e8a64dd), so any vocabulary splits over any
+ * TP degree: GPT-2's 50257 is 51200 at TP 8. */
 void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, int tp, int cp, int b,
                      sax_logits_cost_t *out)
 {
-    double tok = (double)b * m->seq_len / cp, v = (double)m->vocab / tp;
+    const double multiple = 128.0 * tp;
+    double tok = (double)b * m->seq_len / cp, v = ceil((double)m->vocab / multiple) * multiple / tp;
     double bw = gpu->hbm_bw_Bps * gpu->mem_eff;
     out->gemm_s = gemm(gpu, SAX_PRECISION_BF16, 1, tok, v, m->hidden);
     /* Megatron's vocab-parallel cross-entropy in fp32, bytes per logit on this GPU. Forward: cast the

@@ -500,6 +500,32 @@ static void test_zero_shards_experts_over_their_replicas(void **state)
     assert_true(fabs(m.optimizer_bytes - 12.0 * 10e9 / 16) < 1.0);
 }
 
+/* Megatron-LM pads the vocabulary to a multiple of 128 x tp: GPT-2's 50257 is 51200 at TP 8 (50 x 1024)
+ * and 50304 at TP 1 (393 x 128), so its output layer costs what 51200 rows and 50304 rows cost, by the
+ * same formulas; 51200 at TP 8 is its own padding. */
+static void test_vocabulary_padding(void **state)
+{
+    (void)state;
+    const sax_gpu_t gpu = ideal_gpu;
+    static const struct {
+        int raw, padded, tp;
+    } cases[] = {{50257, 51200, 8}, {50257, 50304, 1}, {51200, 51200, 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sax_model_desc_t raw = gpt3, padded = gpt3;
+        raw.vocab = cases[i].raw;
+        padded.vocab = cases[i].padded;
+        sax_logits_cost_t a, b;
+        sax_logits_cost(&raw, &gpu, cases[i].tp, 1, 2, &a);
+        sax_logits_cost(&padded, &gpu, cases[i].tp, 1, 2, &b);
+        assert_true(a.gemm_s == b.gemm_s && a.loss_fwd_s == b.loss_fwd_s && a.act_bytes == b.act_bytes);
+        /* the fp32 softmax kept for the backward, 4 B a logit, and the loss's 38 B a logit forward at
+         * 1e9 B/s: 2 x 2048 tokens x padded / tp logits */
+        double logits = 2.0 * 2048.0 * cases[i].padded / cases[i].tp;
+        assert_true(a.act_bytes == 4.0 * logits);
+        assert_within(a.loss_fwd_s, 38.0 * logits / 1e9, 1e-12);
+    }
+}
+
 static void test_gemm_efficiency_curve(void **state)
 {
     (void)state;
@@ -562,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_attention_backend_by_hand),
         cmocka_unit_test(test_attention_head_padding_by_hand),
         cmocka_unit_test(test_korthikanti_activation_memory),
+        cmocka_unit_test(test_vocabulary_padding),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),
