@@ -53,7 +53,9 @@ void sax_training_set_defaults(sax_training_t *t)
      * from 24.714 to 20.992 s (x 0.8494); sax's perfect pairing takes that shape's 25.16 s to 15.69 s,
      * and 0.40 of it gives the measured ratio (docs/cost-model.md section 6) */
     t->ep_overlap_efficiency = 0.40;
-    t->fsdp = SAX_FSDP_FSDP2; /* what Megatron-LM's --use-torch-fsdp2 runs */
+    t->fsdp = SAX_FSDP_FSDP2;                            /* what Megatron-LM's --use-torch-fsdp2 runs */
+    t->cross_entropy_loss_fusion = false;                /* Megatron-LM's default */
+    t->cross_entropy_fusion_impl = SAX_CE_FUSION_NATIVE; /* Megatron-LM's default */
     /* the host's synchronisation at every step (Megatron-LM's gradient norm read back with .item() for
      * clipping, megatron/core/optimizer/clip_grads.py) and the relaunch after it: fitted by mean |error|
      * to the published runs, 0.04-0.07 s by where the fit starts; the low end (docs/cost-model.md

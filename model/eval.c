@@ -136,7 +136,7 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
                        c->sequence_parallel, true, &g->moe);
     else
         g->moe = g->dense;
-    sax_logits_cost(&p->model, &slow, c->tp, c->cp, c->micro_batch, &g->logits);
+    sax_logits_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->micro_batch, &g->logits);
     return g;
 }
 

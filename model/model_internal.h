@@ -67,8 +67,8 @@ typedef struct {
     double gemm_s, loss_fwd_s, loss_bwd_s, flops, act_bytes;
 } sax_logits_cost_t;
 
-void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, int tp, int cp, int b,
-                     sax_logits_cost_t *out);
+void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp,
+                     int cp, int b, sax_logits_cost_t *out);
 
 /* ---- memory --------------------------------------------------------------------------------- */
 

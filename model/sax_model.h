@@ -86,6 +86,10 @@ int sax_status_exit_code(sax_status_t s);
     X(SAX_MOE_DISPATCHER_ALLTOALL, "alltoall") X(SAX_MOE_DISPATCHER_FLEX, "flex")
 /* The flex dispatcher's backend (Megatron-Core's --moe-flex-dispatcher-backend): DeepEP, or HybridEP */
 #define SAX_FLEX_BACKEND_LIST(X) X(SAX_FLEX_BACKEND_DEEPEP, "deepep") X(SAX_FLEX_BACKEND_HYBRIDEP, "hybridep")
+/* Which fused cross-entropy kernel runs the loss with Megatron-LM's --cross-entropy-loss-fusion
+ * (--cross-entropy-fusion-impl): Megatron-Core's own jit-fused steps, or Transformer Engine's Triton
+ * kernel (online softmax, the gradient written in the forward) */
+#define SAX_CE_FUSION_LIST(X) X(SAX_CE_FUSION_NATIVE, "native") X(SAX_CE_FUSION_TE, "te")
 /* How context parallelism exchanges K and V (Megatron-Core's cp_comm_type, --cp-comm-type): a ring of
  * point-to-point sends that attention's chunks hide, or one all-gather before attention that waits */
 #define SAX_CP_COMM_LIST(X) X(SAX_CP_COMM_P2P, "p2p") X(SAX_CP_COMM_ALL_GATHER, "all_gather")
@@ -136,6 +140,7 @@ typedef enum { SAX_MOE_DISPATCHER_LIST(SAX_ENUM_MEMBER) SAX_MOE_DISPATCHER_COUNT
 typedef enum { SAX_FLEX_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_FLEX_BACKEND_COUNT } sax_flex_backend_t;
 typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
 typedef enum { SAX_CP_COMM_LIST(SAX_ENUM_MEMBER) SAX_CP_COMM_COUNT } sax_cp_comm_t;
+typedef enum { SAX_CE_FUSION_LIST(SAX_ENUM_MEMBER) SAX_CE_FUSION_COUNT } sax_ce_fusion_t;
 typedef enum { SAX_ATTN_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_ATTN_BACKEND_COUNT } sax_attn_backend_t;
 typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER) SAX_COLL_OP_COUNT } sax_coll_op_t;
 typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
@@ -157,6 +162,7 @@ extern const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT];
 extern const char *const sax_flex_backend_names[SAX_FLEX_BACKEND_COUNT];
 extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
 extern const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT];
+extern const char *const sax_ce_fusion_names[SAX_CE_FUSION_COUNT];
 extern const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT];
 extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
 extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
@@ -229,15 +235,20 @@ typedef struct {
                                                        training.moe_flex_dispatcher_backend */
     double hybridep_efficiency; /* the share of sax's all-to-all speed HybridEP's dispatch and combine
                                    reach, 0..1. Config key training.hybridep_efficiency */
-    bool overlap_moe_expert_parallel_comm; /* Megatron-Core's --overlap-moe-expert-parallel-comm:
+    bool overlap_moe_expert_parallel_comm;     /* Megatron-Core's --overlap-moe-expert-parallel-comm:
                                                   the 1F1B phase runs one micro-batch's forward beside
                                                   another's backward, each side's all-to-alls behind the
                                                   other's compute. Config key
                                                   training.overlap_moe_expert_parallel_comm */
-    double ep_overlap_efficiency;          /* with it, the share of what a perfect pairing would hide that
+    double ep_overlap_efficiency;              /* with it, the share of what a perfect pairing would hide that
                                                   Megatron-Core hides, 0..1. Config key
                                                   training.ep_overlap_efficiency */
-    sax_attn_backend_t attention_backend;  /* the flash-attention kernel: cuDNN's fused attention through
+    bool cross_entropy_loss_fusion;            /* Megatron-LM's --cross-entropy-loss-fusion: the loss in
+                                                 fused kernels; false, its default: unfused fp32 steps.
+                                                 Config key training.cross_entropy_loss_fusion */
+    sax_ce_fusion_t cross_entropy_fusion_impl; /* which fused kernels (--cross-entropy-fusion-impl). Config
+                                                 key training.cross_entropy_fusion_impl */
+    sax_attn_backend_t attention_backend;      /* the flash-attention kernel: cuDNN's fused attention through
                                              Transformer Engine (the default), FlashAttention-1, -2 or -3.
                                              Config key training.attention_backend */
 } sax_training_t;

@@ -366,25 +366,40 @@ double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr
     return sax_min(moe->ep_bytes, moe->etp_bytes * across * n / (n - per)); /* etp_bytes: one copy */
 }
 
+/* The loss over the logits on this GPU, bytes per logit read and written: forward, backward (docs/cost-model.md
+ * section 2).
+ * - unfused, Megatron's VocabParallelCrossEntropy in fp32 steps (megatron/core/tensor_parallel/
+ *   cross_entropy.py): forward, cast the bf16 logits to fp32 (2 in, 4 out), the row maximum (4), subtract
+ *   it in place (4 + 4), exp in place (4 + 4), the row sum (4), normalise to the softmax kept for backward
+ *   (4 + 4): 38; backward, scale the kept softmax by the incoming gradient in place (4 + 4), cast back to
+ *   bf16 (4 + 2): 14.
+ * - native (--cross-entropy-loss-fusion; megatron/core/fusions/fused_cross_entropy.py, each step one
+ *   jit-fused kernel): cast with the maximum (2 + 4), subtract, exp and sum (4 + 4), normalise (4 + 4): 22;
+ *   backward, scale and cast in one (4 + 2): 6.
+ * - te (--cross-entropy-fusion-impl te; Transformer Engine's Triton kernels, transformer_engine/common/
+ *   triton/cross_entropy.py at d0067d0da): forward, an online-softmax pass over the bf16 logits (2) and a
+ *   second that writes the fp32 gradient (2 + 4): 8; backward, scale it in place (4 + 4) and cast it to the
+ *   logits' bf16 (4 + 2): 14.
+ * Each keeps 4 B a logit (the fp32 softmax or gradient). The target gather and the TP all-reduces move a
+ * few values per token. */
+static const double loss_bytes[1 + SAX_CE_FUSION_COUNT][2] = {
+    {38.0, 14.0}, [1 + SAX_CE_FUSION_NATIVE] = {22.0, 6.0}, [1 + SAX_CE_FUSION_TE] = {8.0, 14.0}};
+
 /* The output layer is Megatron-Core's own ColumnParallelLinear, not a Transformer Engine module, so
  * its GEMM runs in bf16 whatever the training precision. Its rows are the vocabulary as Megatron-LM pads
  * it, up to a multiple of 128 x tp (--make-vocab-size-divisible-by 128; vocab_size_with_padding in
  * megatron/core/tokenizers/utils/build_tokenizer.py at d98e8a64dd), so any vocabulary splits over any
  * TP degree: GPT-2's 50257 is 51200 at TP 8. */
-void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, int tp, int cp, int b,
-                     sax_logits_cost_t *out)
+void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp,
+                     int cp, int b, sax_logits_cost_t *out)
 {
     const double multiple = 128.0 * tp;
     double tok = (double)b * m->seq_len / cp, v = ceil((double)m->vocab / multiple) * multiple / tp;
     double bw = gpu->hbm_bw_Bps * gpu->mem_eff;
+    const double *loss = loss_bytes[tr->cross_entropy_loss_fusion ? 1 + tr->cross_entropy_fusion_impl : 0];
     out->gemm_s = gemm(gpu, SAX_PRECISION_BF16, 1, tok, v, m->hidden);
-    /* Megatron's vocab-parallel cross-entropy in fp32, bytes per logit on this GPU. Forward: cast the
-     * bf16 logits to fp32 (2 in, 4 out), the row maximum (4), subtract it in place (4 + 4), exp in place
-     * (4 + 4), the row sum (4), normalise to the softmax kept for backward (4 + 4): 38 B. Backward: scale
-     * the kept softmax by the incoming gradient in place (4 + 4), cast back to bf16 (4 + 2): 14 B. The
-     * target gather and the TP all-reduces move a few values per token. */
-    out->loss_fwd_s = tok * v * 38.0 / bw;
-    out->loss_bwd_s = tok * v * 14.0 / bw;
+    out->loss_fwd_s = tok * v * loss[0] / bw;
+    out->loss_bwd_s = tok * v * loss[1] / bw;
     out->flops = 2.0 * tok * v * m->hidden;
-    out->act_bytes = tok * v * 4.0; /* fp32 softmax kept for the loss backward */
+    out->act_bytes = tok * v * 4.0; /* fp32 softmax (or gradient) kept for the loss backward */
 }

@@ -96,6 +96,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         ARG(j, "--sequence-parallel");
     if (c->sequence_parallel && c->tp > 1 && p->training.tp_comm_overlap)
         ARG(j, "--tp-comm-overlap");
+    if (p->training.cross_entropy_loss_fusion)
+        ARG(j, "--cross-entropy-loss-fusion --cross-entropy-fusion-impl %s",
+            sax_ce_fusion_names[p->training.cross_entropy_fusion_impl]);
     if (!p->training.dropout) { /* Megatron-LM's defaults are 0.1 */
         ARG(j, "--attention-dropout 0.0");
         ARG(j, "--hidden-dropout 0.0");
@@ -219,6 +222,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
                                                                 : "--accumulate-allreduce-grads-in-fp32");
     if (p->training.optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16)
         ARG(j, "--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16");
+    if (p->training.cross_entropy_loss_fusion && p->training.cross_entropy_fusion_impl == SAX_CE_FUSION_TE)
+        NOTE(j, "cross_entropy_fusion_impl te: Megatron-LM's training arguments refuse it since June 2026 "
+                "(stability); Megatron-Core and Megatron-Bridge still run it");
     if (!p->training.master_weights)
         NOTE(j, "master_weights false: the optimizer updates the bf16 weights (no fp32 master copy), "
                 "PyTorch's Adam on a bf16 model; Megatron-LM keeps fp32 master weights");

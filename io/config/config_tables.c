@@ -123,6 +123,16 @@ static const cf_field_t training_fields[] = {
         "--use-torch-fsdp2, NeMo AutoModel), copies each micro-batch's weight gradient into the "
         "reduce-scatter's buffer in the reduction's dtype; `fsdp1`, PyTorch's FullyShardedDataParallel "
         "(Composer, llm-foundry), casts it and divides it in place as well (docs/cost-model.md section 6)"),
+    BOOL_F(
+        sax_training_t, cross_entropy_loss_fusion, "cross_entropy_loss_fusion", 0,
+        "Megatron-LM's --cross-entropy-loss-fusion: the loss over the logits in fused kernels (28 B a logit "
+        "with `native`, 22 with `te`) instead of fp32 steps (52 B); Megatron-Bridge's and NeMo 2's model "
+        "configurations turn it on (docs/cost-model.md section 2)"),
+    ENUM_F(sax_training_t, cross_entropy_fusion_impl, "cross_entropy_fusion_impl", sax_ce_fusion_names,
+           SAX_CE_FUSION_COUNT, CF_MODEL, 0,
+           "with `cross_entropy_loss_fusion`, Megatron-LM's --cross-entropy-fusion-impl: `native`, "
+           "Megatron-Core's jit-fused steps; `te`, Transformer Engine's Triton kernels (Megatron-Bridge's "
+           "performance scripts; Megatron-LM's own arguments refuse it since June 2026)"),
     QTY_F(
         sax_training_t, zero3_comm_efficiency, "zero3_comm_efficiency", SAX_UNIT_NONE, 0, true, 1, false,
         CF_MODEL, 0,

@@ -507,6 +507,8 @@ static void test_vocabulary_padding(void **state)
 {
     (void)state;
     const sax_gpu_t gpu = ideal_gpu;
+    sax_training_t training;
+    sax_training_set_defaults(&training);
     static const struct {
         int raw, padded, tp;
     } cases[] = {{50257, 51200, 8}, {50257, 50304, 1}, {51200, 51200, 8}};
@@ -515,14 +517,46 @@ static void test_vocabulary_padding(void **state)
         raw.vocab = cases[i].raw;
         padded.vocab = cases[i].padded;
         sax_logits_cost_t a, b;
-        sax_logits_cost(&raw, &gpu, cases[i].tp, 1, 2, &a);
-        sax_logits_cost(&padded, &gpu, cases[i].tp, 1, 2, &b);
+        sax_logits_cost(&raw, &gpu, &training, cases[i].tp, 1, 2, &a);
+        sax_logits_cost(&padded, &gpu, &training, cases[i].tp, 1, 2, &b);
         assert_true(a.gemm_s == b.gemm_s && a.loss_fwd_s == b.loss_fwd_s && a.act_bytes == b.act_bytes);
         /* the fp32 softmax kept for the backward, 4 B a logit, and the loss's 38 B a logit forward at
          * 1e9 B/s: 2 x 2048 tokens x padded / tp logits */
         double logits = 2.0 * 2048.0 * cases[i].padded / cases[i].tp;
         assert_true(a.act_bytes == 4.0 * logits);
         assert_within(a.loss_fwd_s, 38.0 * logits / 1e9, 1e-12);
+    }
+}
+
+/* The loss over the logits, bytes a logit as each implementation moves them (counted by hand from
+ * megatron/core/tensor_parallel/cross_entropy.py, megatron/core/fusions/fused_cross_entropy.py and
+ * Transformer Engine's triton/cross_entropy.py; docs/cost-model.md section 2): unfused 38 forward, 14
+ * backward; native 22 and 6; te 8 and 14. At 1e9 B/s the seconds are the bytes: 2 x 1024 tokens x 51200
+ * logits (GPT-3's vocabulary, TP 1, padded to itself). Each keeps the 4 B fp32 softmax or gradient. */
+static void test_cross_entropy_fusion_by_hand(void **state)
+{
+    (void)state;
+    const sax_gpu_t gpu = ideal_gpu;
+    sax_model_desc_t m = gpt3;
+    m.seq_len = 1024;
+    static const struct {
+        bool fused;
+        sax_ce_fusion_t impl;
+        double fwd, bwd;
+    } cases[] = {{false, SAX_CE_FUSION_TE, 38.0, 14.0},
+                 {true, SAX_CE_FUSION_NATIVE, 22.0, 6.0},
+                 {true, SAX_CE_FUSION_TE, 8.0, 14.0}};
+    const double logits = 2.0 * 1024.0 * 51200.0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sax_training_t tr;
+        sax_training_set_defaults(&tr);
+        tr.cross_entropy_loss_fusion = cases[i].fused;
+        tr.cross_entropy_fusion_impl = cases[i].impl;
+        sax_logits_cost_t c;
+        sax_logits_cost(&m, &gpu, &tr, 1, 1, 2, &c);
+        assert_within(c.loss_fwd_s, cases[i].fwd * logits / 1e9, 1e-12);
+        assert_within(c.loss_bwd_s, cases[i].bwd * logits / 1e9, 1e-12);
+        assert_true(c.act_bytes == 4.0 * logits);
     }
 }
 
@@ -589,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_attention_head_padding_by_hand),
         cmocka_unit_test(test_korthikanti_activation_memory),
         cmocka_unit_test(test_vocabulary_padding),
+        cmocka_unit_test(test_cross_entropy_fusion_by_hand),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),
