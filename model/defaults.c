@@ -54,6 +54,7 @@ void sax_training_set_defaults(sax_training_t *t)
      * and 0.40 of it gives the measured ratio (docs/cost-model.md section 6) */
     t->ep_overlap_efficiency = 0.40;
     t->fsdp = SAX_FSDP_FSDP2;                            /* what Megatron-LM's --use-torch-fsdp2 runs */
+    t->fp8_recipe = SAX_FP8_RECIPE_DELAYED;              /* Megatron-LM's default */
     t->cross_entropy_loss_fusion = false;                /* Megatron-LM's default */
     t->cross_entropy_fusion_impl = SAX_CE_FUSION_NATIVE; /* Megatron-LM's default */
     /* the host's synchronisation at every step (Megatron-LM's gradient norm read back with .item() for

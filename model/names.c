@@ -25,6 +25,7 @@ const char *const sax_flex_backend_names[SAX_FLEX_BACKEND_COUNT] = {SAX_FLEX_BAC
 const char *const sax_fsdp_names[SAX_FSDP_COUNT] = {SAX_FSDP_LIST(SAX_NAME_OF)};
 const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT] = {SAX_CP_COMM_LIST(SAX_NAME_OF)};
 const char *const sax_ce_fusion_names[SAX_CE_FUSION_COUNT] = {SAX_CE_FUSION_LIST(SAX_NAME_OF)};
+const char *const sax_fp8_recipe_names[SAX_FP8_RECIPE_COUNT] = {SAX_FP8_RECIPE_LIST(SAX_NAME_OF)};
 const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT] = {SAX_ATTN_BACKEND_LIST(SAX_NAME_OF)};
 const char *const sax_coll_op_names[SAX_COLL_OP_COUNT] = {SAX_COLL_OP_LIST(SAX_NAME_OF)};
 const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT] = {SAX_INFEASIBLE_LIST(SAX_NAME_OF3)};

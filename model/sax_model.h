@@ -90,6 +90,12 @@ int sax_status_exit_code(sax_status_t s);
  * (--cross-entropy-fusion-impl): Megatron-Core's own jit-fused steps, or Transformer Engine's Triton
  * kernel (online softmax, the gradient written in the forward) */
 #define SAX_CE_FUSION_LIST(X) X(SAX_CE_FUSION_NATIVE, "native") X(SAX_CE_FUSION_TE, "te")
+/* How fp8 GEMM operands are scaled (Megatron-LM's --fp8-recipe, Transformer Engine's recipes): per tensor
+ * from an amax history (delayed), per tensor from the tensor itself (tensorwise, "current scaling"), or
+ * per block of 32 elements (mxfp8, Blackwell) */
+#define SAX_FP8_RECIPE_LIST(X)                                                                               \
+    X(SAX_FP8_RECIPE_DELAYED, "delayed")                                                                     \
+    X(SAX_FP8_RECIPE_TENSORWISE, "tensorwise") X(SAX_FP8_RECIPE_MXFP8, "mxfp8")
 /* How context parallelism exchanges K and V (Megatron-Core's cp_comm_type, --cp-comm-type): a ring of
  * point-to-point sends that attention's chunks hide, or one all-gather before attention that waits */
 #define SAX_CP_COMM_LIST(X) X(SAX_CP_COMM_P2P, "p2p") X(SAX_CP_COMM_ALL_GATHER, "all_gather")
@@ -141,6 +147,7 @@ typedef enum { SAX_FLEX_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_FLEX_BACKEND_COUNT } s
 typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
 typedef enum { SAX_CP_COMM_LIST(SAX_ENUM_MEMBER) SAX_CP_COMM_COUNT } sax_cp_comm_t;
 typedef enum { SAX_CE_FUSION_LIST(SAX_ENUM_MEMBER) SAX_CE_FUSION_COUNT } sax_ce_fusion_t;
+typedef enum { SAX_FP8_RECIPE_LIST(SAX_ENUM_MEMBER) SAX_FP8_RECIPE_COUNT } sax_fp8_recipe_t;
 typedef enum { SAX_ATTN_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_ATTN_BACKEND_COUNT } sax_attn_backend_t;
 typedef enum { SAX_COLL_OP_LIST(SAX_ENUM_MEMBER) SAX_COLL_OP_COUNT } sax_coll_op_t;
 typedef enum { SAX_INFEASIBLE_LIST(SAX_ENUM_MEMBER3) SAX_INFEASIBLE_COUNT } sax_infeasible_t;
@@ -163,6 +170,7 @@ extern const char *const sax_flex_backend_names[SAX_FLEX_BACKEND_COUNT];
 extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
 extern const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT];
 extern const char *const sax_ce_fusion_names[SAX_CE_FUSION_COUNT];
+extern const char *const sax_fp8_recipe_names[SAX_FP8_RECIPE_COUNT];
 extern const char *const sax_attn_backend_names[SAX_ATTN_BACKEND_COUNT];
 extern const char *const sax_coll_op_names[SAX_COLL_OP_COUNT];
 extern const char *const sax_infeasible_names[SAX_INFEASIBLE_COUNT];
@@ -206,6 +214,8 @@ typedef struct {
                                            implementation's per-layer gathers and scatters reach, 0..1 */
     bool flash_attention;               /* fused attention (no score matrix in HBM); false: Megatron 2021's
                                      unfused softmax. Config key training.flash_attention */
+    sax_fp8_recipe_t fp8_recipe;        /* with precision fp8, how the operands are scaled (the casts it
+                                           costs). Config key training.fp8_recipe */
     bool fp8_dot_product_attention;     /* with precision fp8, the attention core (scores and values) in fp8
                                            too (Megatron-LM's --fp8-dot-product-attention); false, the
                                            default: only the linear layers run in fp8. Config key

@@ -266,12 +266,29 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * projection's input (the attention output) is cast and transposed in one kernel, 2 B read + 2 B
      * written. In the backward pass each GEMM's output gradient is cast and transposed alike (4 B an
      * element), FC1's fused with the activation's backward (only its 2 B of fp8 written are extra).
-     * Weights are cast once an iteration (TE caches them over the micro-batches): not counted. */
+     * Weights are cast once an iteration (TE caches them over the micro-batches): not counted. That is
+     * the delayed recipe (the scale from an amax history). The others, as Transformer Engine runs them
+     * (transformer_engine/pytorch/csrc at d0067d0da):
+     * - tensorwise (current scaling) needs a tensor's amax before its cast: the norms and the activation
+     *   functions write bf16 and their amax (normalization.cpp FUSED_NORM_AMAX_FP8, activation.cpp
+     *   FUSED_ACTIVATION_AMAX_FP8), then a cast reads it back and writes the fp8 copy and transpose: 2 B an
+     *   element more than the fused write (4 more for the activation's backward, which wrote fp8 itself);
+     *   every other cast (quantizer.cpp, quantize_impl) first reads the tensor once for its amax: 2 B more.
+     * - mxfp8 (a scale per 32 elements, found in the cast itself) fuses the activation functions' casts
+     *   as delayed does, but not the norms' (normalization.cpp: UNFUSED without cuDNN's kernel): 2 B an
+     *   element more there; its scales are 1/32 of a byte an element, not counted. */
     double cast_fwd = 0.0, cast_bwd = 0.0;
     if (prec == SAX_PRECISION_FP8) {
         cast_fwd = tok * (2.0 * h + 4.0 * a * d / t + 2.0 * fc_rows * h + 2.0 * width / t);
         cast_bwd = tok * (4.0 * (a * d + 2.0 * g * d) / t + 4.0 * h + 2.0 * (kf - 1.0) * width / t +
                           4.0 * fc_rows * h);
+        if (tr->fp8_recipe != SAX_FP8_RECIPE_DELAYED) /* the norms' outputs cast apart from the norms */
+            cast_fwd += tok * 2.0 * (h + fc_rows * h);
+        if (tr->fp8_recipe == SAX_FP8_RECIPE_TENSORWISE) {
+            cast_fwd += tok * 2.0 * (a * d / t + width / t); /* projection input's amax; FC2 input's cast */
+            cast_bwd +=
+                tok * (2.0 * ((a * d + 2.0 * g * d) / t + h + fc_rows * h) + 4.0 * (kf - 1.0) * width / t);
+        }
     }
     /* Kernels a layer launches (Megatron-Core with Transformer Engine): forward, norm, QKV, rotary
      * embedding, attention, projection, bias-dropout-add, norm, FC1, activation, FC2, bias-dropout-add

@@ -96,6 +96,10 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         ARG(j, "--sequence-parallel");
     if (c->sequence_parallel && c->tp > 1 && p->training.tp_comm_overlap)
         ARG(j, "--tp-comm-overlap");
+    ARG(j, "--bf16"); /* bf16 weights and activations; fp8 adds Transformer Engine's GEMMs on top */
+    if (p->training.precision == SAX_PRECISION_FP8)
+        ARG(j, "--fp8-format hybrid --fp8-recipe %s%s", sax_fp8_recipe_names[p->training.fp8_recipe],
+            p->training.fp8_dot_product_attention ? " --fp8-dot-product-attention" : "");
     if (p->training.cross_entropy_loss_fusion)
         ARG(j, "--cross-entropy-loss-fusion --cross-entropy-fusion-impl %s",
             sax_ce_fusion_names[p->training.cross_entropy_fusion_impl]);

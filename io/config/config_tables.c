@@ -141,6 +141,13 @@ static const cf_field_t training_fields[] = {
     BOOL_F(sax_training_t, flash_attention, "flash_attention", 1,
            "fused (flash) attention: no score matrix in memory, the causal half skipped; false models "
            "Megatron 2021's unfused softmax"),
+    ENUM_F(
+        sax_training_t, fp8_recipe, "fp8_recipe", sax_fp8_recipe_names, SAX_FP8_RECIPE_COUNT, CF_MODEL, 0,
+        "with `precision` fp8, how the GEMM operands are scaled (Megatron-LM's --fp8-recipe): `delayed`, per "
+        "tensor from an amax history, the norms and activation functions writing fp8 themselves; "
+        "`tensorwise` (current scaling), per tensor from its own amax, one more read of every cast tensor "
+        "and the norms' and activations' casts apart; `mxfp8` (Blackwell), per block of 32 elements, the "
+        "norms' casts apart (docs/cost-model.md section 2)"),
     BOOL_F(
         sax_training_t, fp8_dot_product_attention, "fp8_dot_product_attention", 0,
         "with `precision` fp8, run the attention core (scores and values) in fp8 as well (Megatron-LM's "

@@ -164,6 +164,31 @@ static void test_fp8_casts_and_bf16_attention_by_hand(void **state)
     assert_true(f8.gemm_s < 0.6 * bf.gemm_s); /* the linear layers do run at the fp8 peak */
 }
 
+/* The fp8 recipes' casts beyond delayed scaling's, on the tiny model (h 4, a 2, g 1, head 2, f 16, GELU:
+ * FC1 gives f = 16 outputs; 8 tokens), HBM at 1e9 B/s, as Transformer Engine runs them:
+ *   tensorwise forward, a token: the two norms' outputs cast apart 2(h + h) = 16, the projection
+ *   input's amax read 2ad = 8, FC2's input cast apart from GELU 2f = 32 -> 56, x 8 = 448 B; backward, the
+ *   amax reads of the QKV, projection and FC2 output gradients 2((a + 2g)d + h + h) = 32 and GELU's
+ *   backward cast apart 4f = 64 -> 96, x 8 = 768 B;
+ *   mxfp8: the norms' outputs cast apart, 16 a token, x 8 = 128 B forward, nothing backward. */
+static void test_fp8_recipes_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = ideal_gpu;
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_FP8, .flash_attention = true};
+    sax_layer_cost_t delayed, tensorwise, mx;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &delayed);
+    tr.fp8_recipe = SAX_FP8_RECIPE_TENSORWISE;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &tensorwise);
+    tr.fp8_recipe = SAX_FP8_RECIPE_MXFP8;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &mx);
+    assert_within(tensorwise.elem_s - delayed.elem_s, 448e-9, 1e-9);
+    assert_within(tensorwise.elem_bwd_s - delayed.elem_bwd_s, 768e-9, 1e-9);
+    assert_within(mx.elem_s - delayed.elem_s, 128e-9, 1e-9);
+    assert_true(mx.elem_bwd_s == delayed.elem_bwd_s);
+    assert_true(tensorwise.gemm_s == delayed.gemm_s && mx.gemm_s == delayed.gemm_s);
+}
+
 /* Attention at its kernel's measured speed (training.attention_backend, gpu.attention_efficiency_*).
  * GPT-3 175B at TP 8, micro-batch 1: 12 heads of 128 a GPU over 2048 tokens, causal, so the forward's
  * two products take 2 x 12 x 2048 x 2048 x (128 + 128) / 2 = 1.2885e10 FLOP and the backward 2.5 times
@@ -622,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_attention_backend_by_hand),
         cmocka_unit_test(test_attention_head_padding_by_hand),
         cmocka_unit_test(test_korthikanti_activation_memory),
+        cmocka_unit_test(test_fp8_recipes_by_hand),
         cmocka_unit_test(test_vocabulary_padding),
         cmocka_unit_test(test_cross_entropy_fusion_by_hand),
         cmocka_unit_test(test_gemm_efficiency_curve),
