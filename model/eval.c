@@ -418,12 +418,47 @@ static double ep_paired_share(const sax_problem_t *p, const sax_candidate_t *c, 
     return sax_max(0.0, 1.0 - warm_up / ((double)m * c->vpp)) * p->training.ep_overlap_efficiency;
 }
 
+/* Bytes a parameter that FSDP's own copies move through HBM on the compute stream each micro-batch,
+ * forward (bytes[0]) and backward (bytes[1]), with weights gathered in bf16 and gradients reduced in
+ * `gb` bytes (docs/cost-model.md section 6):
+ * - fsdp2 (PyTorch's fully_shard): every gather lands in one flat buffer that foreach_all_gather_copy_out
+ *   splits into the parameters on the compute stream (read and write 2 B), once forward and once
+ *   backward; the gradient is copied into the reduce-scatter's input in the reduction's dtype (read 2 B,
+ *   write gb) and NCCL averages;
+ * - fsdp1 (FullyShardedDataParallel): gathers into the flat parameter itself; the gradient is cast when
+ *   the dtypes differ (2 + gb) and divided in place (2 gb);
+ * - megatron (Megatron-FSDP): the parameters are views of the gathered bucket; Transformer Engine's fused
+ *   accumulation writes the weight gradient into the reduce-scatter's bucket, which is scaled by 1/dp in
+ *   place when it is bf16 (2 gb) and by NCCL's PreMulSum otherwise. */
+static void fsdp_bytes(sax_fsdp_t kind, double gb, double bytes[2])
+{
+    const double w = SAX_ACT_BYTES;
+    switch (kind) {
+    case SAX_FSDP_FSDP2:
+        bytes[0] = 2.0 * w;
+        bytes[1] = 2.0 * w + w + gb;
+        return;
+    case SAX_FSDP_FSDP1:
+        bytes[0] = 0.0;
+        bytes[1] = (gb > w ? w + gb : 0.0) + 2.0 * gb;
+        return;
+    case SAX_FSDP_MEGATRON:
+    case SAX_FSDP_COUNT: break;
+    }
+    bytes[0] = 0.0;
+    bytes[1] = gb > w ? 0.0 : 2.0 * gb;
+}
+
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
-                      double z3_mem, double interference, double ep_pair, stage_t *st, layer_parts_t *parts)
+                      const double z3_pass[2], double params, double interference, double ep_pair,
+                      stage_t *st, layer_parts_t *parts)
 {
-    double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s;
+    /* ZeRO-3/FSDP: the layer's own copies of its gathered weights and of its unsharded weight gradient
+     * pass through HBM on the compute stream (z3_pass: seconds a parameter, forward and backward; 0
+     * without ZeRO-3; section 6) */
+    double fwd_math = lc->gemm_s + lc->attn_s, fwd_mem = lc->elem_s + z3_pass[0] * params;
     double fwd = fwd_math + fwd_mem;
     /* TP's traffic of one direction: an all-reduce's worth for attention and one for the MLP (a MoE
      * layer's over the experts' TP group, the same as TP's without folding) */
@@ -450,9 +485,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     double cp_f = sax_max(0.0, call[LAYER_CP] - cp_hide * lc->attn_s),
            cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - cp_hide * 2.0 * lc->attn_s);
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
-    /* ZeRO-3/FSDP: each micro-batch's unsharded weight gradient passes through HBM once more on its way
-     * to the reduce-scatter (z3_mem, 0 without ZeRO-3; section 6) */
-    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + z3_mem;
+    double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + z3_pass[1] * params;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
     if (moe && ep_pair > 0.0) {
         /* DualPipe, and Megatron-Core's EP overlap in its 1F1B phase, run a forward and a backward chunk
@@ -866,24 +899,22 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             stage_t one = {0}, many;
             layer_parts_t part_one = {.math = 0.0}, part_many = {.math = 0.0};
             const double kappa = gc->gpu->comm_interference;
-            /* seconds a parameter of FSDP's gradient pass, every micro-batch (section 6): FSDP2 copies the
-             * bf16 gradient into the reduce-scatter's buffer in the reduction's dtype (read 2 B, write gb;
-             * NCCL averages); FSDP1 casts it when the dtypes differ and divides it in place (read and
-             * write gb) */
-            const double z3_grad_pass =
-                c->zero != 3 ? 0.0
-                             : (p->training.fsdp == SAX_FSDP_FSDP1
-                                    ? (gb > SAX_ACT_BYTES ? SAX_ACT_BYTES + gb : 0.0) + 2.0 * gb
-                                    : SAX_ACT_BYTES + gb) /
-                                   (gc->gpu->hbm_bw_Bps * gc->gpu->mem_eff) * gc->slowest;
+            /* seconds a parameter of FSDP's own copies on the compute stream, every micro-batch, forward
+             * and backward (fsdp_bytes, section 6) */
+            double z3_pass[2] = {0.0, 0.0};
+            if (c->zero == 3) {
+                fsdp_bytes(p->training.fsdp, gb, z3_pass);
+                for (int k = 0; k < 2; k++)
+                    z3_pass[k] *= gc->slowest / (gc->gpu->hbm_bw_Bps * gc->gpu->mem_eff);
+            }
             const double ep_pair = ep_paired_share(p, c, s, m);
-            add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, z3_grad_pass * gc->dense.params,
-                      kappa, ep_pair, &one, &part_one);
+            add_layer(p, c, &gc->dense, &lcm, place, false, ag_d, rs_d, z3_pass, gc->dense.params, kappa,
+                      ep_pair, &one, &part_one);
             many = one;
             stage_layers(&st[s], &one, n_dense, true);
             if (nl > n_dense) {
                 memset(&many, 0, sizeof many);
-                add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, z3_grad_pass * gc->moe.params, kappa,
+                add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, z3_pass, gc->moe.params, kappa,
                           ep_pair, &many, &part_many);
                 stage_layers(&st[s], &many, nl - n_dense, false);
             }

@@ -99,9 +99,11 @@ int sax_status_exit_code(sax_status_t s);
 /* How context parallelism exchanges K and V (Megatron-Core's cp_comm_type, --cp-comm-type): a ring of
  * point-to-point sends that attention's chunks hide, or one all-gather before attention that waits */
 #define SAX_CP_COMM_LIST(X) X(SAX_CP_COMM_P2P, "p2p") X(SAX_CP_COMM_ALL_GATHER, "all_gather")
-/* Which FSDP runs ZeRO-3: PyTorch's fully_shard (FSDP2; Megatron-LM's --use-torch-fsdp2, NeMo AutoModel)
- * or its FullyShardedDataParallel (FSDP1; Composer and llm-foundry, 2023) */
-#define SAX_FSDP_LIST(X) X(SAX_FSDP_FSDP2, "fsdp2") X(SAX_FSDP_FSDP1, "fsdp1")
+/* Which FSDP runs ZeRO-3: PyTorch's fully_shard (FSDP2; Megatron-LM's --use-torch-fsdp2, NeMo AutoModel),
+ * its FullyShardedDataParallel (FSDP1; Composer and llm-foundry, 2023) or Megatron-FSDP (Megatron-LM's
+ * --use-megatron-fsdp, Megatron-Bridge) */
+#define SAX_FSDP_LIST(X)                                                                                     \
+    X(SAX_FSDP_FSDP2, "fsdp2") X(SAX_FSDP_FSDP1, "fsdp1") X(SAX_FSDP_MEGATRON, "megatron")
 /* The flash-attention kernel a run uses (Megatron-LM's --attention-backend): Transformer Engine's cuDNN
  * fused attention, or Dao's FlashAttention-1 (and the Triton kernels of its generation), -2 or -3 */
 #define SAX_ATTN_BACKEND_LIST(X)                                                                             \

@@ -210,7 +210,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
                     "with PP, without virtual stages; sax timed the all-to-alls as waiting");
     }
     if (c->zero == 3) {
-        ARG(j, "--use-torch-fsdp2");
+        ARG(j, p->training.fsdp == SAX_FSDP_MEGATRON
+                   ? "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params"
+                   : "--use-torch-fsdp2");
         if (p->training.fsdp == SAX_FSDP_FSDP1)
             NOTE(j,
                  "fsdp1: PyTorch's FullyShardedDataParallel (Composer, llm-foundry); Megatron-LM runs FSDP2");

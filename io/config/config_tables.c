@@ -120,9 +120,12 @@ static const cf_field_t training_fields[] = {
     ENUM_F(
         sax_training_t, fsdp, "fsdp", sax_fsdp_names, SAX_FSDP_COUNT, CF_MODEL, 0,
         "which FSDP runs ZeRO-3 (`parallelism.zero` 3): `fsdp2`, PyTorch's fully_shard (Megatron-LM's "
-        "--use-torch-fsdp2, NeMo AutoModel), copies each micro-batch's weight gradient into the "
-        "reduce-scatter's buffer in the reduction's dtype; `fsdp1`, PyTorch's FullyShardedDataParallel "
-        "(Composer, llm-foundry), casts it and divides it in place as well (docs/cost-model.md section 6)"),
+        "--use-torch-fsdp2, NeMo AutoModel), copies each gathered weight out of the gather's buffer and each "
+        "micro-batch's weight gradient into the reduce-scatter's buffer in the reduction's dtype; `fsdp1`, "
+        "PyTorch's FullyShardedDataParallel (Composer, llm-foundry), gathers in place but casts the gradient "
+        "and divides it in place; `megatron`, Megatron-FSDP (Megatron-LM's --use-megatron-fsdp, "
+        "Megatron-Bridge), gathers in place and accumulates the gradient in the reduce-scatter's bucket, "
+        "scaling it there only in bf16 (docs/cost-model.md section 6)"),
     BOOL_F(
         sax_training_t, cross_entropy_loss_fusion, "cross_entropy_loss_fusion", 0,
         "Megatron-LM's --cross-entropy-loss-fusion: the loss over the logits in fused kernels (28 B a logit "

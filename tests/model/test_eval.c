@@ -572,14 +572,20 @@ static void test_step_overhead_once_an_iteration(void **state)
     }
 }
 
-/* ZeRO-3's gradient pass (training.fsdp), by hand. Eight layers on one node, DP 8 (no TP, no pipeline),
+/* FSDP's own copies (training.fsdp), by hand. Eight layers on one node, DP 8 (no TP, no pipeline),
  * micro-batch 1 of 512: m = 64 micro-batches. Each GPU gathers a layer's P = h (a d + 2 g d) + a d h +
- * 3 h f + 2 h parameters (attention, SwiGLU, two norms). FSDP2 copies the bf16 gradient into the
- * reduce-scatter's buffer in fp32 (2 + 4 B a parameter); FSDP1 casts it (2 + 4 B) and divides it in place
- * (4 + 4 B): 8 B more, at hbm_bw x mem_eff, every layer and micro-batch, on the compute path (NVLink's
- * gathers and scatters stay hidden behind the layers). With bf16 reductions both pass 4 B (FSDP2 copies
- * 2 + 2, FSDP1 only divides, 2 + 2): the same time. Every GPU alike (speed_variation 0). */
-static void test_fsdp_gradient_pass(void **state)
+ * 3 h f + 2 h parameters (attention, SwiGLU, two norms). Bytes a parameter each micro-batch, at
+ * hbm_bw x mem_eff on the compute path (NVLink's gathers and scatters stay hidden behind the layers):
+ * - FSDP2 copies each gathered weight out of the gather's buffer, forward and backward (2 x (2 + 2)),
+ *   and the bf16 gradient into the reduce-scatter's buffer in the reduction's dtype (2 + g): 14 B with
+ *   fp32 reductions, 12 with bf16;
+ * - FSDP1 gathers in place, casts the gradient when the dtypes differ (2 + g) and divides it in place
+ *   (2 g): 14 B with fp32, 4 with bf16;
+ * - Megatron-FSDP gathers in place and accumulates into the reduce-scatter's bucket, scaled in place
+ *   only in bf16 (2 g): 0 B with fp32, 4 with bf16.
+ * So with fp32 FSDP2 and FSDP1 take the same time and Megatron-FSDP 14 B less; with bf16 FSDP1 and
+ * Megatron-FSDP the same and FSDP2 8 B more. Every GPU alike (speed_variation 0). */
+static void test_fsdp_copies(void **state)
 {
     (void)state;
     sax_problem_t p = problem;
@@ -595,23 +601,34 @@ static void test_fsdp_gradient_pass(void **state)
     c.zero = 3;
     const double h = 8192, a = 64, g = 8, d = 128, f = 28672;
     const double params = h * (a * d + 2.0 * g * d) + a * d * h + 3.0 * h * f + 2.0 * h;
-    const double rate = p.cluster.gpu.hbm_bw_Bps * p.cluster.gpu.mem_eff;
-    p.training.grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
-    p.training.fsdp = SAX_FSDP_FSDP2;
-    sax_result_t two = fixture_eval(&p, &c);
-    p.training.fsdp = SAX_FSDP_FSDP1;
-    sax_result_t one = fixture_eval(&p, &c);
-    assert_true(two.feasible && one.feasible);
-    assert_true(two.breakdown_s[SAX_PHASE_DP] == 0.0 && one.breakdown_s[SAX_PHASE_DP] == 0.0);
-    double want = 64.0 * 8.0 * params * 8.0 / rate, got = one.iteration_time_s - two.iteration_time_s;
-    if (fabs(got - want) > 1e-9 * want)
-        fail_msg("fsdp1 takes %.9g s more than fsdp2, expected %.9g s", got, want);
-    p.training.grad_reduce_dtype = SAX_GRAD_DTYPE_BF16;
-    sax_result_t one16 = fixture_eval(&p, &c);
-    p.training.fsdp = SAX_FSDP_FSDP2;
-    sax_result_t two16 = fixture_eval(&p, &c);
-    assert_true(one16.feasible && two16.feasible);
-    assert_true(fabs(one16.iteration_time_s - two16.iteration_time_s) <= 1e-12 * two16.iteration_time_s);
+    const double per_byte = 64.0 * 8.0 * params / (p.cluster.gpu.hbm_bw_Bps * p.cluster.gpu.mem_eff);
+    sax_result_t r[SAX_GRAD_DTYPE_COUNT][SAX_FSDP_COUNT];
+    for (int gd = 0; gd < SAX_GRAD_DTYPE_COUNT; gd++)
+        for (int k = 0; k < SAX_FSDP_COUNT; k++) {
+            p.training.grad_reduce_dtype = (sax_grad_dtype_t)gd;
+            p.training.fsdp = (sax_fsdp_t)k;
+            r[gd][k] = fixture_eval(&p, &c);
+            assert_true(r[gd][k].feasible && r[gd][k].breakdown_s[SAX_PHASE_DP] == 0.0);
+        }
+    const struct {
+        sax_grad_dtype_t dtype;
+        sax_fsdp_t slower, faster;
+        double bytes;
+    } want[] = {
+        {SAX_GRAD_DTYPE_FP32, SAX_FSDP_FSDP1, SAX_FSDP_FSDP2, 0.0},
+        {SAX_GRAD_DTYPE_FP32, SAX_FSDP_FSDP2, SAX_FSDP_MEGATRON, 14.0},
+        {SAX_GRAD_DTYPE_BF16, SAX_FSDP_FSDP2, SAX_FSDP_FSDP1, 8.0},
+        {SAX_GRAD_DTYPE_BF16, SAX_FSDP_FSDP1, SAX_FSDP_MEGATRON, 0.0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        double got = r[want[i].dtype][want[i].slower].iteration_time_s -
+                     r[want[i].dtype][want[i].faster].iteration_time_s,
+               expect = want[i].bytes * per_byte;
+        if (fabs(got - expect) > 1e-9 * r[want[i].dtype][want[i].faster].iteration_time_s)
+            fail_msg("%s over %s with %s reductions: %.9g s more, expected %.9g s",
+                     sax_fsdp_names[want[i].slower], sax_fsdp_names[want[i].faster],
+                     sax_grad_dtype_names[want[i].dtype], got, expect);
+    }
 }
 
 /* training.cp_comm_type: with `all_gather` attention waits for its K and V, so every layer of every
@@ -845,7 +862,7 @@ int main(void)
         cmocka_unit_test(test_tp_collectives_as_megatron_runs_them),
         cmocka_unit_test(test_hidden_traffic_slows_compute),
         cmocka_unit_test(test_step_overhead_once_an_iteration),
-        cmocka_unit_test(test_fsdp_gradient_pass),
+        cmocka_unit_test(test_fsdp_copies),
         cmocka_unit_test(test_cp_all_gather_waits),
         cmocka_unit_test(test_ep_overlap_in_the_1f1b_phase),
         cmocka_unit_test(test_hybridep_at_its_share_of_the_speed),
