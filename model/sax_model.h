@@ -192,6 +192,11 @@ typedef struct {
     /* Multi-head latent attention (DeepSeek-V2/V3); all 0 = standard MHA/GQA with head_dim = hidden/heads.
      * Config keys: head_dim, rope_head_dim, q_lora_rank, kv_lora_rank. */
     int head_dim, rope_head_dim, q_lora_rank, kv_lora_rank;
+    /* Group-limited routing (DeepSeek-V3's node-limited routing; Megatron-LM's --moe-router-num-groups and
+     * --moe-router-group-topk): the routed experts fall into this many equal groups of consecutive experts
+     * and a token picks its top_k among the experts of group_topk of them; 0: no limit. Config keys
+     * moe_router_num_groups, moe_router_group_topk. */
+    int moe_router_num_groups, moe_router_group_topk;
 } sax_model_desc_t;
 
 typedef struct {

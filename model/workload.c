@@ -364,22 +364,63 @@ double sax_ep_dispatch_speed(const sax_training_t *tr)
                : 1.0;
 }
 
+/* The chance that j draws without replacement from n items all avoid `out` of them: C(n - out, j) / C(n, j). */
+static double draws_avoid(double n, double out, int j)
+{
+    double r = 1.0;
+    for (int i = 0; i < j; i++)
+        r *= sax_max(0.0, n - out - i) / (n - i);
+    return r;
+}
+
+/* C(n, j) as a double (n small: groups of experts). */
+static double choose(int n, int j)
+{
+    double r = 1.0;
+    for (int i = 0; i < j; i++)
+        r *= (double)(n - i) / (i + 1);
+    return j < 0 || j > n ? 0.0 : r;
+}
+
+/* The chance that a token's experts all miss a domain holding `held` consecutive experts, with k of E drawn
+ * at random: C(E - held, k) / C(E, k). Under group-limited routing (G groups of s = E / G consecutive
+ * experts, a token's k drawn from the s gk experts of gk groups picked at random), a domain holding whole
+ * groups (held = h s) has j of the picked groups with the hypergeometric chance C(h, j) C(G - h, gk - j) /
+ * C(G, gk) and then misses with C(s gk - j s, k) / C(s gk, k); a domain inside one group (s = r held) is
+ * picked with gk / G and then missed with C(s gk - held, k) / C(s gk, k). Domains that do not align with
+ * the groups are taken as unlimited. */
+static double domain_miss(const sax_model_desc_t *m, double held)
+{
+    const double E = m->experts;
+    const int G = m->moe_router_num_groups, gk = m->moe_router_group_topk, k = m->top_k;
+    const double s = G > 0 ? E / G : E;
+    const bool whole = G > 0 && fmod(held, s) == 0.0, inside = G > 0 && fmod(s, held) == 0.0;
+    if (!(whole || inside) || gk >= G)
+        return draws_avoid(E, held, k);
+    const double picked = s * gk;
+    if (inside)
+        return 1.0 - (double)gk / G + (double)gk / G * draws_avoid(picked, held, k);
+    const int h = (int)(held / s);
+    double miss = 0.0;
+    for (int j = 0; j <= gk && j <= h; j++)
+        miss += choose(h, j) * choose(G - h, gk - j) / choose(G, gk) * draws_avoid(picked, j * s, k);
+    return miss;
+}
+
 /* Across scale-up domains DeepEP's normal kernels (and HybridEP) send a token once to each other domain
  * holding one of its experts, to the GPU of the same local rank there, which forwards it over NVLink (the
- * combine reduces inside the domain first and crosses back once). With k of E experts drawn at random, a
- * domain holding E m / n of them (m of the group's n GPUs) misses a token with probability
- * C(E - E m / n, k) / C(E, k). sax's all-to-all spreads a GPU's bytes evenly over its n - 1 peers, of
- * which n - m are in other domains: timed with the bytes whose off-domain share is what crosses. */
+ * combine reduces inside the domain first and crosses back once). A domain holding E m / n of the E
+ * experts (m of the group's n GPUs) misses a token with domain_miss's chance. sax's all-to-all spreads a
+ * GPU's bytes evenly over its n - 1 peers, of which n - m are in other domains: timed with the bytes
+ * whose off-domain share is what crosses. */
 double sax_ep_dispatch_bytes(const sax_model_desc_t *m, const sax_training_t *tr, const sax_layer_cost_t *moe,
                              const sax_group_t *g)
 {
     double domains = g->units[0], n = g->n;
     if (tr->moe_token_dispatcher != SAX_MOE_DISPATCHER_FLEX || !(domains > 1.0) || m->experts <= 0)
         return moe->ep_bytes;
-    double per = n / domains, E = m->experts, held = E * per / n, miss = 1.0;
-    for (int i = 0; i < m->top_k; i++)
-        miss *= sax_max(0.0, E - held - i) / (E - i);
-    double across = (domains - 1.0) * (1.0 - miss); /* other domains one token reaches */
+    double per = n / domains, held = m->experts * per / n;
+    double across = (domains - 1.0) * (1.0 - domain_miss(m, held)); /* other domains one token reaches */
     return sax_min(moe->ep_bytes, moe->etp_bytes * across * n / (n - per)); /* etp_bytes: one copy */
 }
 

@@ -40,14 +40,35 @@ sax_status_t cf_check_model(cf_ctx_t *ctx, const sax_model_desc_t *m)
         if (m->dense_layers > m->layers)
             return fail_at(ctx, "dense_layers", "expected at most %s = %lld dense layers, found %lld",
                            "layers", m->layers, m->dense_layers);
+        const int groups = m->moe_router_num_groups, picked = m->moe_router_group_topk;
+        if (groups > 0 && m->experts % groups != 0)
+            return fail_at(ctx, "moe_router_num_groups", "expected a divisor of %s = %lld, found %lld",
+                           "experts", m->experts, groups);
+        if (groups > 0 && (picked < 1 || picked > groups))
+            return fail_at(ctx, "moe_router_group_topk", "expected 1 to %s = %lld groups, found %lld",
+                           "moe_router_num_groups", groups, picked);
+        if (groups == 0 && picked != 0)
+            return fail_at(ctx, "moe_router_group_topk",
+                           "expected 0 without group-limited routing (%s = %lld), "
+                           "found %lld",
+                           "moe_router_num_groups", 0, picked);
+        if (groups > 0 && m->top_k > (long long)picked * (m->experts / groups))
+            return fail_at(ctx, "top_k",
+                           "expected at most the %s x experts a group = %lld experts, found %lld",
+                           "moe_router_group_topk", (long long)picked * (m->experts / groups), m->top_k);
     } else {
-        if (m->top_k != 0 || m->shared_experts != 0 || m->dense_layers != 0) {
-            const char *key = m->top_k != 0            ? "top_k"
-                              : m->shared_experts != 0 ? "shared_experts"
-                                                       : "dense_layers";
-            long long v = m->top_k != 0            ? m->top_k
-                          : m->shared_experts != 0 ? m->shared_experts
-                                                   : m->dense_layers;
+        if (m->top_k != 0 || m->shared_experts != 0 || m->dense_layers != 0 ||
+            m->moe_router_num_groups != 0 || m->moe_router_group_topk != 0) {
+            const char *key = m->top_k != 0                   ? "top_k"
+                              : m->shared_experts != 0        ? "shared_experts"
+                              : m->dense_layers != 0          ? "dense_layers"
+                              : m->moe_router_num_groups != 0 ? "moe_router_num_groups"
+                                                              : "moe_router_group_topk";
+            long long v = m->top_k != 0                   ? m->top_k
+                          : m->shared_experts != 0        ? m->shared_experts
+                          : m->dense_layers != 0          ? m->dense_layers
+                          : m->moe_router_num_groups != 0 ? m->moe_router_num_groups
+                                                          : m->moe_router_group_topk;
             return fail_at(ctx, key, "expected 0 in a dense model (%s = %lld), found %lld", "experts", 0, v);
         }
     }

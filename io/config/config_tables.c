@@ -82,6 +82,15 @@ static const cf_field_t model_fields[] = {
           "MLA only: rank of the query compression (0: full-rank queries)"),
     INT_F(sax_model_desc_t, kv_lora_rank, "kv_lora_rank", 0, CF_DEFAULT, 0,
           "multi-head latent attention (DeepSeek-V2/V3) when > 0: rank of the joint key/value compression"),
+    INT_F(sax_model_desc_t, moe_router_num_groups, "moe_router_num_groups", 0, CF_DEFAULT, 0,
+          "group-limited routing (Megatron-LM's --moe-router-num-groups; Hugging Face's n_group): the routed "
+          "experts form this many equal groups of consecutive experts, and each token's `top_k` experts come "
+          "from `moe_router_group_topk` of them; 0: no limit. DeepSeek-V3 routes over 8 groups, at most 4 a "
+          "token, so that the flex dispatcher sends a token to at most 4 nodes (docs/cost-model.md section "
+          "5.7)"),
+    INT_F(sax_model_desc_t, moe_router_group_topk, "moe_router_group_topk", 0, CF_DEFAULT, 0,
+          "groups a token's experts may come from (Megatron-LM's --moe-router-group-topk; Hugging Face's "
+          "topk_group); 0 exactly when `moe_router_num_groups` is 0"),
 };
 const cf_section_t cf_model_section = {
     "model", "The workload: a decoder-only transformer, dense or mixture-of-experts.", model_fields,

@@ -90,7 +90,9 @@ static const sax_model_desc_t model_presets[] = {
     /* DeepSeek-V3: DeepSeek-AI 2024 (arXiv 2412.19437) Section 4.2: 61 layers, hidden 7168, 128
      * heads of 128 (+64 rotary), MLA with q/kv compression ranks 1536/512, first 3 layers dense
      * (FFN 18432), then 1 shared + 256 routed experts of 2048, 8 active; 4K pre-training
-     * sequences; vocabulary 129280 (the report's "128K"). The MTP module is left out. */
+     * sequences; vocabulary 129280 (the report's "128K"). Node-limited routing (Section 2.1.2): the
+     * experts in 8 groups, a token's 8 from at most 4 of them (n_group 8, topk_group 4 in the released
+     * config.json). The MTP module is left out. */
     {.name = "deepseek-v3",
      .layers = 61,
      .hidden = 7168,
@@ -108,7 +110,9 @@ static const sax_model_desc_t model_presets[] = {
      .head_dim = 128,
      .rope_head_dim = 64,
      .q_lora_rank = 1536,
-     .kv_lora_rank = 512},
+     .kv_lora_rank = 512,
+     .moe_router_num_groups = 8,
+     .moe_router_group_topk = 4},
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

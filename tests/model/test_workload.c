@@ -478,6 +478,110 @@ static void test_flex_dispatch_crosses_once_a_domain(void **state)
     }
 }
 
+/* Group-limited routing (model.moe_router_num_groups, moe_router_group_topk) under the flex dispatcher, by
+ * hand, on the tiny model of the test above (8 experts, top-2, EP 8, one expert a GPU, 64 B a copy):
+ * - two domains of 4, 4 groups of 2, a token's 2 experts from 2 groups: a domain holds 2 groups and has
+ *   j of the token's 2 with the chances 1/6, 4/6, 1/6 (j = 0, 1, 2); it is then missed with 1, C(2,2) /
+ *   C(4,2) = 1/6, 0: 1/6 + 4/36 = 5/18. The other domain is reached with 13/18: 64 x 13/18 x 8/4 =
+ *   832/9 B (704/7 B without the limit);
+ * - four domains of 2, 2 groups of 4, one group a token: a domain's group is picked with 1/2 and then
+ *   missed with C(2,2) / C(4,2) = 1/6, so missed with 7/12; 3 x 5/12 = 5/4 other domains: 64 x 5/4 x 8/6
+ *   = 320/3 B (64 x 39/28 x 8/6 = 832/7 B without the limit: C(6,2) / C(8,2) = 15/28 missed);
+ * - one group a token, groups as large as a domain (2 groups of 4, two domains): a token stays in one
+ *   domain, reaching the other with 1/2: 64 x 1/2 x 2 = 64 B. */
+static void test_group_limited_routing(void **state)
+{
+    (void)state;
+    sax_model_desc_t moe = tiny_moe(8);
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = true,
+                         .moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX};
+    sax_layer_cost_t lc;
+    sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
+    const struct {
+        int domains, groups, picked;
+        double bytes;
+    } cases[] = {
+        {2, 4, 2, 832.0 / 9.0}, {2, 0, 0, 704.0 / 7.0}, {4, 2, 1, 320.0 / 3.0},
+        {4, 0, 0, 832.0 / 7.0}, {2, 2, 1, 64.0},        {2, 4, 4, 704.0 / 7.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sax_group_t g = {.n = 8, .units = {cases[i].domains}};
+        moe.moe_router_num_groups = cases[i].groups;
+        moe.moe_router_group_topk = cases[i].picked;
+        assert_within(sax_ep_dispatch_bytes(&moe, &tr, &lc, &g), cases[i].bytes, 1e-12);
+    }
+}
+
+/* Each subset of `size` items below 2^`items` in turn (Gosper's hack); 0 when there is none left. */
+static uint64_t next_subset(uint64_t x, int items)
+{
+    uint64_t c = x & -x, r = x + c, next = (((r ^ x) >> 2) / c) | r;
+    return next < (UINT64_C(1) << items) ? next : 0;
+}
+
+/* The group-limited closed form against counting: for every choice of gk groups and every choice of k
+ * experts among theirs (all equally likely, as the closed form assumes), which of the other domains a
+ * token from domain 0 reaches; the reaches summed and averaged are the domains the closed form's bytes
+ * carry. Over 8, 16 and 32 experts on EP 8 in 2, 4 or 8 domains, 1 to 8 groups that align with the
+ * domains (a domain holds whole groups or lies in one), gk up to 4 and every k up to 4 that the groups
+ * allow. The worst relative disagreement is asserted below 1e-12 (it is
+ * rounding). */
+static void test_group_limited_routing_by_counting(void **state)
+{
+    (void)state;
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = true,
+                         .moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX};
+    int checked = 0;
+    double worst = 0.0;
+    for (int E = 8; E <= 32; E *= 2)
+        for (int domains = 2; domains <= 8; domains *= 2)
+            for (int G = 1; G <= 8; G *= 2)
+                for (int gk = 1; gk <= G && gk <= 4; gk++)
+                    for (int k = 1; k <= 4 && k <= gk * (E / G); k++) {
+                        const int s = E / G, held = E / domains;
+                        if (held % s != 0 && s % held != 0)
+                            continue;
+                        sax_model_desc_t moe = tiny_moe(E);
+                        moe.top_k = k;
+                        moe.moe_router_num_groups = G;
+                        moe.moe_router_group_topk = gk;
+                        sax_layer_cost_t lc;
+                        sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
+                        double reach = 0.0, ways = 0.0; /* other domains reached, summed over choices */
+                        for (uint64_t gs = (UINT64_C(1) << gk) - 1; gs != 0; gs = next_subset(gs, G)) {
+                            int pool[32], n_pool = 0; /* the picked groups' experts */
+                            for (int gi = 0; gi < G; gi++)
+                                if (gs >> gi & 1)
+                                    for (int e = 0; e < s; e++)
+                                        pool[n_pool++] = gi * s + e;
+                            for (uint64_t es = (UINT64_C(1) << k) - 1; es != 0;
+                                 es = next_subset(es, n_pool)) {
+                                bool hit[8] = {false};
+                                for (int i = 0; i < n_pool; i++)
+                                    if (es >> i & 1)
+                                        hit[pool[i] / held] = true;
+                                for (int d = 1; d < domains; d++)
+                                    reach += hit[d];
+                                ways += 1.0;
+                            }
+                        }
+                        double per = 8.0 / domains;
+                        double want = fmin(lc.ep_bytes, lc.etp_bytes * reach / ways * 8.0 / (8.0 - per));
+                        sax_group_t g = {.n = 8, .units = {domains}};
+                        double got = sax_ep_dispatch_bytes(&moe, &tr, &lc, &g);
+                        worst = fmax(worst, fabs(got - want) / want);
+                        checked++;
+                    }
+    print_message("group-limited routing: %d cases counted, worst relative disagreement %.3g\n", checked,
+                  worst);
+    assert_true(checked > 100);
+    assert_true(worst < 1e-12);
+}
+
 /* GEMM model (gemm.c): AI = 2mnk / (2(mk + kn + mn)); for m = n = k = 1000, AI = 1000/3 FLOP/B;
  * with eff_max 0.9 and AI_half 1000/3, eff = 0.45 and time = 2e9 / (1e12 x 0.45). */
 /* ZeRO shards routed experts over their replicas only. A stage holding 10e9 parameters per GPU of
@@ -658,6 +762,8 @@ int main(void)
         cmocka_unit_test(test_moe_act_by_hand),
         cmocka_unit_test(test_moe_token_dispatchers_by_hand),
         cmocka_unit_test(test_flex_dispatch_crosses_once_a_domain),
+        cmocka_unit_test(test_group_limited_routing),
+        cmocka_unit_test(test_group_limited_routing_by_counting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,35 +81,36 @@ static void test_models(void **state)
         double total_B, active_B, tol;
     } want[] = {
         /* GPT-3 paper Table 2.1; 175B (174.6B with the 51200-entry padded vocabulary) */
-        {{"gpt3-175b", 96, 12288, 49152, 96, 96, 51200, 2048, SAX_FFN_GELU, 0, 0, 0, 0, 0, true, 0, 0, 0, 0},
+        {{"gpt3-175b", 96,   12288, 49152, 96, 96, 51200, 2048, SAX_FFN_GELU, 0, 0, 0, 0,
+          0,           true, 0,     0,     0,  0,  0,     0},
          175.0,
          175.0,
          0.01},
         /* Llama 3 paper Table 3: 8B, 70B, 405B (the released checkpoints: 8.03B, 70.6B, 405.9B) */
-        {{"llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192, SAX_FFN_SWIGLU, 0, 0, 0, 0, 0, false, 0, 0, 0,
-          0},
+        {{"llama3-8b", 32,    4096, 14336, 32, 8, 128256, 8192, SAX_FFN_SWIGLU, 0, 0, 0, 0,
+          0,           false, 0,    0,     0,  0, 0,      0},
          8.03,
          8.03,
          0.005},
-        {{"llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, SAX_FFN_SWIGLU, 0, 0, 0, 0, 0, false, 0, 0, 0,
-          0},
+        {{"llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, SAX_FFN_SWIGLU, 0, 0, 0, 0, 0,
+          false,        0,  0,    0,     0,  0, 0},
          70.6,
          70.6,
          0.005},
-        {{"llama3-405b", 126, 16384, 53248, 128, 8, 128256, 8192, SAX_FFN_SWIGLU, 0, 0, 0, 0, 0, false, 0, 0,
-          0, 0},
+        {{"llama3-405b", 126, 16384, 53248, 128, 8, 128256, 8192, SAX_FFN_SWIGLU, 0, 0, 0, 0, 0,
+          false,         0,   0,     0,     0,   0, 0},
          405.0,
          405.0,
          0.005},
         /* Mixtral paper Table 1 and Section 2: 46.7B total ("47B"), 12.9B active ("13B") */
-        {{"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 32768, SAX_FFN_SWIGLU, 8, 2, 14336, 0, 0, false, 0,
-          0, 0, 0},
+        {{"mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 32768, SAX_FFN_SWIGLU, 8, 2, 14336, 0, 0,
+          false,          0,  0,    0,     0,  0, 0},
          46.7,
          12.9,
          0.005},
         /* DeepSeek-V3 report: 671B total, 37B activated */
-        {{"deepseek-v3", 61, 7168, 18432, 128, 128, 129280, 4096, SAX_FFN_SWIGLU, 256, 8, 2048, 1, 3, false,
-          128, 64, 1536, 512},
+        {{"deepseek-v3", 61,  7168, 18432, 128, 128, 129280, 4096, SAX_FFN_SWIGLU, 256, 8, 2048, 1, 3,
+          false,         128, 64,   1536,  512, 8,   4},
          671.0,
          37.0,
          0.02},
@@ -139,6 +140,8 @@ static void test_models(void **state)
         assert_int_equal(m.rope_head_dim, w->rope_head_dim);
         assert_int_equal(m.q_lora_rank, w->q_lora_rank);
         assert_int_equal(m.kv_lora_rank, w->kv_lora_rank);
+        assert_int_equal(m.moe_router_num_groups, w->moe_router_num_groups);
+        assert_int_equal(m.moe_router_group_topk, w->moe_router_group_topk);
         double total, active;
         count_params(&m, &total, &active);
         if (fabs(total / 1e9 - want[i].total_B) > want[i].tol * want[i].total_B ||
