@@ -442,6 +442,12 @@ static void test_moe_token_dispatchers_by_hand(void **state)
     }
 }
 
+/* One sequence in bf16 under the flex dispatcher: what the dispatch tests below share. */
+static const sax_training_t flex_training = {.global_batch = 1,
+                                             .precision = SAX_PRECISION_BF16,
+                                             .flash_attention = true,
+                                             .moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX};
+
 /* The flex dispatcher across scale-up domains (DeepEP's and HybridEP's forwarding): the tiny model routes
  * 8 tokens of hidden 4 (64 B a copy) to 2 of 8 experts, EP 8 (one expert a GPU) in two domains of 4. A
  * given domain holds 4 experts, so a token misses it with probability C(4,2) / C(8,2) = 6/28: it crosses
@@ -454,10 +460,7 @@ static void test_flex_dispatch_crosses_once_a_domain(void **state)
 {
     (void)state;
     sax_model_desc_t moe = tiny_moe(8);
-    sax_training_t tr = {.global_batch = 1,
-                         .precision = SAX_PRECISION_BF16,
-                         .flash_attention = true,
-                         .moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX};
+    sax_training_t tr = flex_training;
     sax_layer_cost_t lc;
     sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
     assert_within(lc.ep_bytes, 128.0, 1e-12);
@@ -493,10 +496,7 @@ static void test_group_limited_routing(void **state)
 {
     (void)state;
     sax_model_desc_t moe = tiny_moe(8);
-    sax_training_t tr = {.global_batch = 1,
-                         .precision = SAX_PRECISION_BF16,
-                         .flash_attention = true,
-                         .moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX};
+    sax_training_t tr = flex_training;
     sax_layer_cost_t lc;
     sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
     const struct {
@@ -531,10 +531,7 @@ static uint64_t next_subset(uint64_t x, int items)
 static void test_group_limited_routing_by_counting(void **state)
 {
     (void)state;
-    sax_training_t tr = {.global_batch = 1,
-                         .precision = SAX_PRECISION_BF16,
-                         .flash_attention = true,
-                         .moe_token_dispatcher = SAX_MOE_DISPATCHER_FLEX};
+    sax_training_t tr = flex_training;
     int checked = 0;
     double worst = 0.0;
     for (int E = 8; E <= 32; E *= 2)
