@@ -373,13 +373,15 @@ static double draws_avoid(double n, double out, int j)
     return r;
 }
 
-/* C(n, j) as a double (n small: groups of experts). */
+/* C(n, j) as a double (n small: groups of experts); 0 outside 0 <= j <= n. */
 static double choose(int n, int j)
 {
+    if (j < 0 || j > n)
+        return 0.0;
     double r = 1.0;
     for (int i = 0; i < j; i++)
         r *= (double)(n - i) / (i + 1);
-    return j < 0 || j > n ? 0.0 : r;
+    return r;
 }
 
 /* The chance that a token's experts all miss a domain holding `held` consecutive experts, with k of E drawn
