@@ -295,6 +295,7 @@ typedef struct {
     double attn_eff[SAX_ATTN_BACKEND_COUNT]; /* fraction of the peak each flash-attention kernel reaches,
                                                 forward and backward; 0: the GEMM curve */
     double reserved_bytes; /* HBM not available to the model (CUDA context, allocator, NCCL) */
+    bool mxfp8;            /* tensor cores that take block-scaled MXFP8 operands (Blackwell and later) */
 } sax_gpu_t;
 
 typedef struct {

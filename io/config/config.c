@@ -483,6 +483,19 @@ static sax_status_t check_precision(cf_ctx_t *ctx, const sax_problem_t *p)
             cf_pop(ctx, mark);
             return st;
         }
+    /* Transformer Engine's MXFP8 recipe runs on compute capability 10.0 and later only (Blackwell) */
+    for (int i = 0; i < p->cluster.n_sites && p->training.fp8_recipe == SAX_FP8_RECIPE_MXFP8; i++)
+        if (!p->cluster.sites[i].gpu.mxfp8) {
+            size_t mark = cf_push_key(ctx, "training");
+            cf_push_key(ctx, "fp8_recipe");
+            sax_status_t st = cf_fail(ctx,
+                                      "expected \"delayed\" or \"tensorwise\": site \"%s\" has GPU \"%s\" "
+                                      "without MXFP8 (gpu.mxfp8 false; Blackwell and later have it), found "
+                                      "\"mxfp8\"",
+                                      p->cluster.sites[i].name, p->cluster.sites[i].gpu.name);
+            cf_pop(ctx, mark);
+            return st;
+        }
     return SAX_OK;
 }
 

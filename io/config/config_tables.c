@@ -276,6 +276,11 @@ static const cf_field_t gpu_fields[] = {
           false, CF_MODEL, 0, "the same for FlashAttention-3"),
     QTY_F(sax_gpu_t, reserved_bytes, "reserved_memory", SAX_UNIT_BYTES, 0, false, INF, false, CF_MODEL, 0,
           "HBM not available to the model (CUDA context, allocator, NCCL buffers)"),
+    BOOL_F(
+        sax_gpu_t, mxfp8, "mxfp8", 0,
+        "the tensor cores take block-scaled MXFP8 operands (Blackwell and later; the B200 and GB200 presets "
+        "say true): `training.fp8_recipe` mxfp8 needs it on every site's GPU, as Transformer Engine's MXFP8 "
+        "recipe needs compute capability 10.0"),
 };
 const cf_section_t cf_gpu_section = {
     "cluster.gpu",

@@ -18,6 +18,7 @@ typedef struct {
     double bf16, fp8, hbm, hbm_bw;
     double eff_max, half_ai, mem_eff, eff_max_fp8; /* fitted model parameters (docs/cost-model.md) */
     double attn[SAX_ATTN_BACKEND_COUNT];           /* measured attention kernels; 0: the GEMM curve */
+    bool mxfp8;                                    /* block-scaled MXFP8 (Blackwell) */
 } gpu_preset_t;
 
 /* The efficiency parameters of A100 and H100 are fitted once to the published measured runs of
@@ -51,11 +52,15 @@ typedef struct {
         0.54, 0.17, 0.34, 0.60                                                                               \
     }
 static const gpu_preset_t gpu_presets[] = {
-    {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.756, 48.6, 0.771, 0.0, {0}},
-    {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
-    {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
-    {"B200", 2250 * TFLOPS, 4500 * TFLOPS, 180 * GIB, 7.7 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
-    {"GB200", 2500 * TFLOPS, 5000 * TFLOPS, 186 * GIB, 8.0 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN},
+    {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.756, 48.6, 0.771, 0.0, {0}, false},
+    {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN,
+     false},
+    {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN,
+     false},
+    {"B200", 2250 * TFLOPS, 4500 * TFLOPS, 180 * GIB, 7.7 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN,
+     true},
+    {"GB200", 2500 * TFLOPS, 5000 * TFLOPS, 186 * GIB, 8.0 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN,
+     true},
 };
 
 #define DENSE(nm, l, h, f, a, g, v, s, act, tied)                                                            \
@@ -135,6 +140,7 @@ bool sax_preset_gpu_find(const char *name, sax_gpu_t *out)
         out->peak_flops_fp8 = gpu_presets[i].fp8;
         out->hbm_bytes = gpu_presets[i].hbm;
         out->hbm_bw_Bps = gpu_presets[i].hbm_bw;
+        out->mxfp8 = gpu_presets[i].mxfp8;
         sax_preset_gpu_calibration(name, out);
         return true;
     }

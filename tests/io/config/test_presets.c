@@ -22,9 +22,11 @@ static void test_gpus(void **state)
     static const struct {
         const char *name;
         double bf16_T, fp8_T, hbm_GiB, hbm_bw_TBps;
+        bool mxfp8; /* Blackwell's tensor cores (NVIDIA's Blackwell architecture brief) */
     } want[] = {
-        {"A100", 312, 0, 80, 2.0},      {"H100", 989, 1979, 80, 3.35},   {"H200", 989, 1979, 141, 4.8},
-        {"B200", 2250, 4500, 180, 7.7}, {"GB200", 2500, 5000, 186, 8.0},
+        {"A100", 312, 0, 80, 2.0, false},      {"H100", 989, 1979, 80, 3.35, false},
+        {"H200", 989, 1979, 141, 4.8, false},  {"B200", 2250, 4500, 180, 7.7, true},
+        {"GB200", 2500, 5000, 186, 8.0, true},
     };
     assert_int_equal(sax_preset_gpu_count(), 5);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -36,6 +38,7 @@ static void test_gpus(void **state)
         assert_true(fabs(g.peak_flops_fp8 - want[i].fp8_T * 1e12) < 1.0);
         assert_true(g.hbm_bytes == want[i].hbm_GiB * GIB);
         assert_true(fabs(g.hbm_bw_Bps - want[i].hbm_bw_TBps * 1e12) < 1.0);
+        assert_int_equal(g.mxfp8, want[i].mxfp8);
         /* the fitted efficiencies come along and are physically possible fractions */
         assert_true(g.gemm_eff_max > 0.0 && g.gemm_eff_max <= 1.0);
         assert_true(g.mem_eff > 0.0 && g.mem_eff <= 1.0);
