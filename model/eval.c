@@ -443,10 +443,11 @@ static void fsdp_bytes(sax_fsdp_t kind, double gb, double bytes[2])
         bytes[1] = (gb > w ? w + gb : 0.0) + 2.0 * gb;
         return;
     case SAX_FSDP_MEGATRON:
-    case SAX_FSDP_COUNT: break;
+    case SAX_FSDP_COUNT:
+        bytes[0] = 0.0;
+        bytes[1] = gb > w ? 0.0 : 2.0 * gb;
+        return;
     }
-    bytes[0] = 0.0;
-    bytes[1] = gb > w ? 0.0 : 2.0 * gb;
 }
 
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */

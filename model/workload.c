@@ -95,6 +95,51 @@ static double gemm(const sax_gpu_t *gpu, sax_precision_t prec, double batch, dou
  * forward and 370 backward (docs/cost-model.md section 2). */
 #define SAX_ATTN_HALF_SEQUENCE 400.0
 
+/* The chance that j draws without replacement from n items all avoid `out` of them: C(n - out, j) / C(n, j). */
+static double draws_avoid(double n, double out, int j)
+{
+    double r = 1.0;
+    for (int i = 0; i < j; i++)
+        r *= sax_max(0.0, n - out - i) / (n - i);
+    return r;
+}
+
+/* C(n, j) as a double (n small: groups of experts); 0 outside 0 <= j <= n. */
+static double choose(int n, int j)
+{
+    if (j < 0 || j > n)
+        return 0.0;
+    double r = 1.0;
+    for (int i = 0; i < j; i++)
+        r *= (double)(n - i) / (i + 1);
+    return r;
+}
+
+/* The chance that a token's experts all miss a domain holding `held` consecutive experts, with k of E drawn
+ * at random: C(E - held, k) / C(E, k). Under group-limited routing (G groups of s = E / G consecutive
+ * experts, a token's k drawn from the s gk experts of gk groups picked at random), a domain holding whole
+ * groups (held = h s) has j of the picked groups with the hypergeometric chance C(h, j) C(G - h, gk - j) /
+ * C(G, gk) and then misses with C(s gk - j s, k) / C(s gk, k); a domain inside one group (s = r held) is
+ * picked with gk / G and then missed with C(s gk - held, k) / C(s gk, k). Domains that do not align with
+ * the groups are taken as unlimited. */
+static double domain_miss(const sax_model_desc_t *m, double held)
+{
+    const double E = m->experts;
+    const int G = m->moe_router_num_groups, gk = m->moe_router_group_topk, k = m->top_k;
+    const double s = G > 0 ? E / G : E;
+    const bool whole = G > 0 && fmod(held, s) == 0.0, inside = G > 0 && fmod(s, held) == 0.0;
+    if (!(whole || inside) || gk >= G)
+        return draws_avoid(E, held, k);
+    const double picked = s * gk;
+    if (inside)
+        return 1.0 - (double)gk / G + (double)gk / G * draws_avoid(picked, held, k);
+    const int h = (int)(held / s);
+    double miss = 0.0;
+    for (int j = 0; j <= gk && j <= h; j++)
+        miss += choose(h, j) * choose(G - h, gk - j) / choose(G, gk) * draws_avoid(picked, j * s, k);
+    return miss;
+}
+
 /* The head dimension a flash-attention kernel computes with: it rounds the model's up to a size it was
  * built for and works on the padding too (docs/cost-model.md section 2). FlashAttention-1 and the
  * Triton kernels of its generation: the next power of two (llm-foundry's flash_attn_triton.py,
@@ -230,15 +275,12 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
          * DeepEP (MoEFlexTokenDispatcher) sends a token once to each GPU that holds one of its experts
          * and permutes the received tokens once, into expert order, and back before the combine. With
          * k of E experts drawn at random, a GPU holding E / ep of them misses a token with probability
-         * C(E - E/ep, k) / C(E, k). Per token of this GPU: k etp / tp copies. */
+         * C(E - E/ep, k) / C(E, k), less often under group-limited routing (domain_miss). Per token of this
+         * GPU: k etp / tp copies. */
         double copies = k * et / t, sends = k;
         bool flex = tr->moe_token_dispatcher == SAX_MOE_DISPATCHER_FLEX;
-        if (flex) {
-            double miss = 1.0, E = m->experts, per_gpu = E / e;
-            for (int i = 0; i < m->top_k; i++)
-                miss *= sax_max(0.0, E - per_gpu - i) / (E - i);
-            sends = e * (1.0 - miss);
-        }
+        if (flex)
+            sends = e * (1.0 - domain_miss(m, (double)m->experts / e));
         double copy_passes = flex ? 3.0 : 3.0 + (local_experts > 1.0 ? 4.0 : 0.0);
         perm = tok * h * SAX_ACT_BYTES * (copies * copy_passes + et / t);
         out->ep_bytes = group_tok * sends * h * SAX_ACT_BYTES;
@@ -362,51 +404,6 @@ double sax_ep_dispatch_speed(const sax_training_t *tr)
                    tr->moe_flex_dispatcher_backend == SAX_FLEX_BACKEND_HYBRIDEP
                ? tr->hybridep_efficiency
                : 1.0;
-}
-
-/* The chance that j draws without replacement from n items all avoid `out` of them: C(n - out, j) / C(n, j). */
-static double draws_avoid(double n, double out, int j)
-{
-    double r = 1.0;
-    for (int i = 0; i < j; i++)
-        r *= sax_max(0.0, n - out - i) / (n - i);
-    return r;
-}
-
-/* C(n, j) as a double (n small: groups of experts); 0 outside 0 <= j <= n. */
-static double choose(int n, int j)
-{
-    if (j < 0 || j > n)
-        return 0.0;
-    double r = 1.0;
-    for (int i = 0; i < j; i++)
-        r *= (double)(n - i) / (i + 1);
-    return r;
-}
-
-/* The chance that a token's experts all miss a domain holding `held` consecutive experts, with k of E drawn
- * at random: C(E - held, k) / C(E, k). Under group-limited routing (G groups of s = E / G consecutive
- * experts, a token's k drawn from the s gk experts of gk groups picked at random), a domain holding whole
- * groups (held = h s) has j of the picked groups with the hypergeometric chance C(h, j) C(G - h, gk - j) /
- * C(G, gk) and then misses with C(s gk - j s, k) / C(s gk, k); a domain inside one group (s = r held) is
- * picked with gk / G and then missed with C(s gk - held, k) / C(s gk, k). Domains that do not align with
- * the groups are taken as unlimited. */
-static double domain_miss(const sax_model_desc_t *m, double held)
-{
-    const double E = m->experts;
-    const int G = m->moe_router_num_groups, gk = m->moe_router_group_topk, k = m->top_k;
-    const double s = G > 0 ? E / G : E;
-    const bool whole = G > 0 && fmod(held, s) == 0.0, inside = G > 0 && fmod(s, held) == 0.0;
-    if (!(whole || inside) || gk >= G)
-        return draws_avoid(E, held, k);
-    const double picked = s * gk;
-    if (inside)
-        return 1.0 - (double)gk / G + (double)gk / G * draws_avoid(picked, held, k);
-    const int h = (int)(held / s);
-    double miss = 0.0;
-    for (int j = 0; j <= gk && j <= h; j++)
-        miss += choose(h, j) * choose(G - h, gk - j) / choose(G, gk) * draws_avoid(picked, j * s, k);
-    return miss;
 }
 
 /* Across scale-up domains DeepEP's normal kernels (and HybridEP) send a token once to each other domain

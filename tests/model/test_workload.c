@@ -522,9 +522,10 @@ static uint64_t next_subset(uint64_t x, int items)
 }
 
 /* The group-limited closed form against counting: for every choice of gk groups and every choice of k
- * experts among theirs (all equally likely, as the closed form assumes), which of the other domains a
- * token from domain 0 reaches; the reaches summed and averaged are the domains the closed form's bytes
- * carry. Over 8, 16 and 32 experts on EP 8 in 2, 4 or 8 domains, 1 to 8 groups that align with the
+ * experts among theirs (all equally likely, as the closed form assumes), which GPUs of the EP group and
+ * which of the other domains a token from domain 0 reaches; averaged, the first are the per-GPU sends of
+ * the layer's flex bytes (ep_bytes = etp_bytes x GPUs reached), the second the domains the dispatch's
+ * bytes carry. Over 8, 16 and 32 experts on EP 8 in 2, 4 or 8 domains, 1 to 8 groups that align with the
  * domains (a domain holds whole groups or lies in one), gk up to 4 and every k up to 4 that the groups
  * allow. The worst relative disagreement is asserted below 1e-12 (it is
  * rounding). */
@@ -548,7 +549,7 @@ static void test_group_limited_routing_by_counting(void **state)
                         moe.moe_router_group_topk = gk;
                         sax_layer_cost_t lc;
                         sax_layer_cost(&moe, &flat_gpu, &tr, 1, 1, 8, 1, 1, false, true, &lc);
-                        double reach = 0.0, ways = 0.0; /* other domains reached, summed over choices */
+                        double reach = 0.0, gpus = 0.0, ways = 0.0; /* summed over choices */
                         for (uint64_t gs = (UINT64_C(1) << gk) - 1; gs != 0; gs = next_subset(gs, G)) {
                             int pool[32], n_pool = 0; /* the picked groups' experts */
                             for (int gi = 0; gi < G; gi++)
@@ -557,17 +558,22 @@ static void test_group_limited_routing_by_counting(void **state)
                                         pool[n_pool++] = gi * s + e;
                             for (uint64_t es = (UINT64_C(1) << k) - 1; es != 0;
                                  es = next_subset(es, n_pool)) {
-                                bool hit[8] = {false};
+                                bool hit[8] = {false}, gpu[8] = {false};
                                 for (int i = 0; i < n_pool; i++)
-                                    if (es >> i & 1)
+                                    if (es >> i & 1) {
                                         hit[pool[i] / held] = true;
-                                for (int d = 1; d < domains; d++)
-                                    reach += hit[d];
+                                        gpu[pool[i] / (E / 8)] = true;
+                                    }
+                                for (int d = 0; d < 8; d++) {
+                                    reach += d > 0 && d < domains && hit[d];
+                                    gpus += gpu[d];
+                                }
                                 ways += 1.0;
                             }
                         }
-                        double per = 8.0 / domains;
-                        double want = fmin(lc.ep_bytes, lc.etp_bytes * reach / ways * 8.0 / (8.0 - per));
+                        double per = 8.0 / domains, sends = lc.etp_bytes * gpus / ways;
+                        worst = fmax(worst, fabs(lc.ep_bytes - sends) / sends);
+                        double want = fmin(sends, lc.etp_bytes * reach / ways * 8.0 / (8.0 - per));
                         sax_group_t g = {.n = 8, .units = {domains}};
                         double got = sax_ep_dispatch_bytes(&moe, &tr, &lc, &g);
                         worst = fmax(worst, fabs(got - want) / want);
