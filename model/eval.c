@@ -1204,8 +1204,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         t_iter = drain;
     }
 
-    /* memory of the fullest GPU */
+    /* memory: the fullest GPU, or, when some hold more than their HBM, the one furthest over */
     double mem_max = 0.0;
+    double excess_max = 0.0; /* with `over`: the most a stage's GPU holds beyond its HBM */
+    bool over = false;       /* some stage's GPU holds more than its HBM */
     for (int s = 0; s < pp; s++) {
         sax_memory_in_t in = {.stage = s,
                               .layers = st[s].layers,
@@ -1219,20 +1221,23 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                               .reserved_bytes = st[s].gpu->reserved_bytes};
         sax_memory_t mem;
         sax_memory_stage(c, &in, &mem);
-        bool over = mem.total_bytes > st[s].gpu->hbm_bytes; /* reported with its own breakdown */
-        if (mem.total_bytes > mem_max || over) {
+        /* reported with its breakdown */
+        double excess = mem.total_bytes - st[s].gpu->hbm_bytes;
+        bool pick = excess > 0.0 ? !over || excess > excess_max : !over && mem.total_bytes > mem_max;
+        if (excess > 0.0)
+            excess_max = over ? sax_max(excess_max, excess) : excess;
+        over = over || excess > 0.0;
+        if (pick) {
             mem_max = mem.total_bytes;
             r->mem_weights_bytes = mem.weights_bytes;
             r->mem_grads_bytes = mem.grads_bytes;
             r->mem_optimizer_bytes = mem.optimizer_bytes;
             r->mem_activations_bytes = mem.activations_bytes;
         }
-        if (over) {
-            r->memory_per_gpu_bytes = mem.total_bytes;
-            return infeasible(r, SAX_INFEASIBLE_MEMORY);
-        }
     }
     r->memory_per_gpu_bytes = mem_max;
+    if (over)
+        return infeasible(r, SAX_INFEASIBLE_MEMORY);
 
     /* breakdown on the stage that ends the iteration */
     const stage_t *cs = &st[crit];

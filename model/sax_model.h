@@ -736,6 +736,42 @@ sax_status_t sax_collective_explain(const sax_cluster_t *cl, const sax_candidate
                                     sax_algorithm_t alg, int n, long stride, bool concurrent, double bytes,
                                     sax_coll_explain_t *out, sax_error_t *err);
 
+/* ---- what would make an over-full configuration fit (model/fits.c: off the evaluation path) ---- */
+
+/* The settings that trade time for memory without changing the parallel degrees, each a configuration
+ * key: recomputation, a smaller micro-batch, deeper ZeRO sharding, the optimizer's and the gradients'
+ * precision, dropout, and moving activations to CPU memory (docs/cost-model.md section 8). */
+#define SAX_LEVER_LIST(X)                                                                                    \
+    X(SAX_LEVER_RECOMPUTE, "parallelism.recompute")                                                          \
+    X(SAX_LEVER_MICRO_BATCH, "parallelism.micro_batch")                                                      \
+    X(SAX_LEVER_ZERO, "parallelism.zero")                                                                    \
+    X(SAX_LEVER_MOMENTS, "training.optimizer_moments_dtype")                                                 \
+    X(SAX_LEVER_MASTER, "training.master_weights")                                                           \
+    X(SAX_LEVER_GRADS, "training.grad_reduce_dtype")                                                         \
+    X(SAX_LEVER_DROPOUT, "training.dropout")                                                                 \
+    X(SAX_LEVER_OFFLOAD, "training.offload_activation_layers")
+#define SAX_ENUM_MEMBER(name, str) name,
+typedef enum { SAX_LEVER_LIST(SAX_ENUM_MEMBER) SAX_LEVER_COUNT } sax_lever_t;
+#undef SAX_ENUM_MEMBER
+extern const char *const sax_lever_keys[SAX_LEVER_COUNT];
+
+/* One setting that alone brings the configuration under its GPUs' HBM. */
+typedef struct {
+    sax_lever_t lever;
+    char value[16];              /* the key's value as JSON: "\"full\"", "2", "false" */
+    double memory_per_gpu_bytes; /* the fullest GPU with it */
+    double iteration_time_s;     /* the iteration with it */
+} sax_memory_fit_t;
+
+/* For a configuration infeasible for memory: each lever that alone makes it feasible, at the value
+ * nearest the configuration's own (the least recomputation, the largest smaller micro-batch, the
+ * shallowest deeper ZeRO stage, the fewest offloaded layers), sorted by iteration time, fastest
+ * first, into out (*n of them). *n = 0 for any other configuration. Evaluates the configuration
+ * again for each value tried: not for the evaluation path of sweeps. Returns what sax_model_eval
+ * returns. */
+sax_status_t sax_model_memory_fits(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
+                                   sax_memory_fit_t out[SAX_LEVER_COUNT], int *n);
+
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
 
 #define SAX_SPACE_MAX_VALUES 32

@@ -124,9 +124,21 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
 }
 
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
-                         int n_bn, const sax_candidate_t *job)
+                         int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_candidate_t *job)
 {
     result_json_body(f, p, r);
+    if (!r->feasible && r->reason == SAX_INFEASIBLE_MEMORY) {
+        fputs(", \"fits_with\": [", f);
+        for (int i = 0; i < n_fits; i++) {
+            fprintf(f, "%s{\"key\": \"%s\", \"value\": %s, \"memory_per_gpu_bytes\": ", i ? ", " : "",
+                    sax_lever_keys[fits[i].lever], fits[i].value);
+            cli_print_json_number(f, fits[i].memory_per_gpu_bytes);
+            fputs(", \"iteration_time_s\": ", f);
+            cli_print_json_number(f, fits[i].iteration_time_s);
+            fputs("}", f);
+        }
+        fputs("]", f);
+    }
     fputs(", \"bottlenecks\": [", f);
     for (int i = 0; i < n_bn; i++) {
         fprintf(f, "%s{\"phase\": \"%s\", \"exposed_s\": ", i ? ", " : "", sax_bn_phase_names[bn[i].phase]);
@@ -235,8 +247,23 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
     if (!r->feasible) {
         fprintf(f, "infeasible: %s (%s)\n", sax_infeasible_names[r->reason],
                 sax_infeasible_messages[r->reason]);
-        if (r->reason == SAX_INFEASIBLE_MEMORY)
-            fprintf(f, "  memory per GPU %.1f GiB\n", r->memory_per_gpu_bytes / gib);
+        if (r->reason == SAX_INFEASIBLE_MEMORY) {
+            double parts =
+                r->mem_weights_bytes + r->mem_grads_bytes + r->mem_optimizer_bytes + r->mem_activations_bytes;
+            fprintf(
+                f,
+                "  memory per GPU %.1f GiB (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f, "
+                "reserved %.1f)",
+                r->memory_per_gpu_bytes / gib, r->mem_weights_bytes / gib, r->mem_grads_bytes / gib,
+                r->mem_optimizer_bytes / gib, r->mem_activations_bytes / gib,
+                (r->memory_per_gpu_bytes - parts) / gib);
+            double hbm = p->cluster.gpu.hbm_bytes; /* named when every site's GPU has as much */
+            for (int i = 0; i < p->cluster.n_sites; i++)
+                hbm = p->cluster.sites[i].gpu.hbm_bytes == hbm ? hbm : 0.0;
+            if (hbm > 0.0)
+                fprintf(f, " against %.1f GiB of HBM", hbm / gib);
+            fputc('\n', f);
+        }
         char why[512];
         for (int l = 0; r->reason == SAX_INFEASIBLE_LOSSLESS && l < p->cluster.n_links; l++)
             if (lossless_refusal(p, r, l, why, sizeof why))
@@ -266,4 +293,20 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
     for (int i = 0; i < SAX_PHASE_COUNT; i++)
         fprintf(f, "  %-12s %10.4g s  %5.1f %%\n", sax_phase_names[i], r->breakdown_s[i],
                 100.0 * r->breakdown_s[i] / r->iteration_time_s); /* seconds, as report prints them */
+}
+
+void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits)
+{
+    if (n_fits == 0) {
+        fputs(
+            "  no one setting of recomputation, micro-batch, ZeRO, optimizer or gradient precision, dropout or\n"
+            "  activation offloading makes it fit: it needs more GPUs for its model state or fewer tokens a GPU\n",
+            f);
+        return;
+    }
+    fputs("  fits with one of (fastest first):\n", f);
+    for (int i = 0; i < n_fits; i++)
+        fprintf(f, "    %-36s %-12s %6.1f GiB  %10.4g s an iteration\n", sax_lever_keys[fits[i].lever],
+                fits[i].value, fits[i].memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0),
+                fits[i].iteration_time_s);
 }

@@ -12,10 +12,13 @@ void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c);
 void cli_print_network_json(FILE *f, const sax_candidate_t *c);
 /* The contract's `sax eval --json` object (without a trailing newline). */
 void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r);
-/* The same with the `bottlenecks` list and, when `job` is not NULL, the `job` that runs it (sax eval
- * --json). */
+/* The same with the `bottlenecks` list, for a configuration too large for its GPUs' memory the
+ * `fits_with` list (sax_model_memory_fits), and, when `job` is not NULL, the `job` that runs it (sax
+ * eval --json). */
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
-                         int n_bn, const sax_candidate_t *job);
+                         int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_candidate_t *job);
+/* The settings that would make a configuration too large for its GPUs' memory fit, one a line. */
+void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits);
 /* One line per phase that takes time: "exposed dp 12.7 s: limited by the transport window (...)". */
 void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn);
 /* One line, the same in every command: "tp=8 pp=16 dp=8 ... order=tp-cp-pp-dp ... transport=roce ..."

@@ -164,9 +164,13 @@ static int run(int argc, char **argv)
     sax_result_t r;
     sax_bottleneck_t bn[SAX_BN_PHASE_COUNT];
     int n_bn = 0;
+    sax_memory_fit_t fits[SAX_LEVER_COUNT];
+    int n_fits = 0;
     st = sax_model_eval(t.p, t.c, scratch, &r);
     if (st == SAX_OK)
         st = sax_model_explain(t.p, t.c, scratch, bn, &n_bn);
+    if (st == SAX_OK)
+        st = sax_model_memory_fits(t.p, t.c, scratch, fits, &n_fits);
     if (st != SAX_OK) {
         fprintf(stderr, "sax eval: %s: the configuration cannot be evaluated (%s)\n", a.path,
                 sax_status_message(st));
@@ -174,7 +178,7 @@ static int run(int argc, char **argv)
         goto out;
     }
     if (a.json) {
-        cli_print_eval_json(stdout, t.p, &r, bn, n_bn, t.c);
+        cli_print_eval_json(stdout, t.p, &r, bn, n_bn, fits, n_fits, t.c);
         fputc('\n', stdout);
     } else {
         if (t.scenario >= 0)
@@ -184,6 +188,8 @@ static int run(int argc, char **argv)
         cli_print_candidate_line(stdout, t.c);
         printf("\n\n");
         cli_print_result_text(stdout, t.p, &r);
+        if (!r.feasible && r.reason == SAX_INFEASIBLE_MEMORY)
+            cli_print_fits_text(stdout, fits, n_fits);
         cli_print_bottlenecks_text(stdout, bn, n_bn);
         printf("\n");
         cli_print_job(stdout, t.p, t.c, false);
@@ -239,6 +245,10 @@ const sax_command_t sax_command_eval = {
         "                  bubble, dp, optimizer), longest first, `phase`, `exposed_s` and\n"
         "                  `limited_by`: compute, memory_bandwidth, latency, window, link_capacity,\n"
         "                  oversubscription, nic or scale_up (docs/cost-model.md section 10);\n"
+        "                  fits_with (a configuration too large for its GPUs' memory): each setting that\n"
+        "                  alone makes it fit, fastest first, `key`, `value`, `memory_per_gpu_bytes` and\n"
+        "                  `iteration_time_s` (recompute, micro_batch, zero, optimizer_moments_dtype,\n"
+        "                  master_weights, grad_reduce_dtype, dropout, offload_activation_layers);\n"
         "                  job: `megatron_args`, `nccl_env` and `notes`\n"
         "  --candidate N   the path is a results file: evaluate its candidate N\n"
         "  --write-config FILE\n"

@@ -96,8 +96,16 @@ static int run(int argc, char **argv)
             printf("%-28s %12.4f %12.4f %+9.2f\n", cases[i].name, cases[i].measured_s, r.iteration_time_s,
                    err_pct);
         } else {
-            printf("%-28s %12.4f %12s %9s  (%s)\n", cases[i].name, cases[i].measured_s, "infeasible", "-",
+            printf("%-28s %12.4f %12s %9s  (%s", cases[i].name, cases[i].measured_s, "infeasible", "-",
                    sax_infeasible_names[r.reason]);
+            sax_memory_fit_t fits[SAX_LEVER_COUNT];
+            int n_fits = 0;
+            if (st == SAX_OK && r.reason == SAX_INFEASIBLE_MEMORY)
+                st = sax_model_memory_fits(&cfg->problem, &cfg->candidate, scratch, fits, &n_fits);
+            if (n_fits > 0) /* the fastest setting that fits (sax eval lists them all) */
+                printf(" %.1f GiB; fits with %s: %s", r.memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0),
+                       sax_lever_keys[fits[0].lever], fits[0].value);
+            printf(")\n");
         }
     }
     double mean = counted > 0 ? sum / counted : NAN;
@@ -165,7 +173,9 @@ const sax_command_t sax_command_validate = {
         "tests/data/validation/published-runs.json: {\"cases\": [{\"name\", \"config\",\n"
         "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
         "iteration time and the signed error, then the mean and maximum absolute percentage error,\n"
-        "overall and per family (each case's optional \"family\": the source it comes from).\n\n"
+        "overall and per family (each case's optional \"family\": the source it comes from).\n"
+        "A case the model finds infeasible names its reason; for memory, its fullest GPU and the fastest\n"
+        "single setting that makes it fit (`sax eval CONFIG` lists them all, docs/decisions.md).\n\n"
         "options:\n"
         "  --json   one JSON object: {\"cases\": [{name, family, measured_s, predicted_s, error_pct,\n"
         "           feasible, infeasible_reason}], mean_abs_error_pct, max_abs_error_pct,\n"

@@ -36,8 +36,9 @@
  * stage units. Megatron's estimator looks at the first stage only; with FP8 the last one is fuller:
  *   FP8: (2,415,919,104 + 524,288,000) x 89/12 = 2,940,207,104 x 7.41667 = 21,806,536,021
  *   against stage 0's 2,415,919,104 x 8.58333 = 20,736,638,976;
- *   BF16: stage 0's 3,208,642,560 x 8.58333 = 27,540,848,640, already above what is left of 80 GiB
- *   (the first stage over the memory is the one reported).
+ *   BF16: stage 0's 3,208,642,560 x 8.58333 = 27,540,848,640, already above what is left of 80 GiB;
+ *   the last stage's (3,208,642,560 + 524,288,000) x 7.41667 = 27,686,234,987 is fuller still, and the
+ *   fullest GPU (the one furthest over its HBM) is the one reported.
  * Reserved 3 GiB (sax's default, docs/cost-model.md). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,8 +126,68 @@ static void test_340b_bf16_fp32_grads(void **state)
     assert_false(r.feasible);
     assert_int_equal(r.reason, SAX_INFEASIBLE_MEMORY);
     close_to(r.mem_grads_bytes, 4.0 * P0, "gradients (fp32)");
-    close_to(r.mem_activations_bytes, 3208642560.0 * 103.0 / 12.0, "activations (bf16, interleaved)");
-    close_to(r.memory_per_gpu_bytes, 12.0 * P0 + 3208642560.0 * 103.0 / 12.0 + 3.0 * GIB, "total");
+    /* every stage is over; the last (its fp32 logits) is the fullest and is reported */
+    close_to(r.mem_activations_bytes, (3208642560.0 + 524288000.0) * 89.0 / 12.0,
+             "activations (bf16, interleaved, last stage)");
+    close_to(r.memory_per_gpu_bytes, 12.0 * P0 + (3208642560.0 + 524288000.0) * 89.0 / 12.0 + 3.0 * GIB,
+             "total");
+}
+
+/* What makes the 340B run with fp32 main gradients fit (sax_model_memory_fits). As run (FP8), its last
+ * stage holds 12 P0 + 2,940,207,104 x 89/12 + 3 GiB = 94,277,817,685 B = 87.8 GiB of 80. Four settings
+ * each take 2 P0 = 11,541,676,032 B off it, to test_340b_as_run's 82,736,141,653 B = 77.05 GiB, which
+ * fits: bf16 gradients (4 -> 2 B a parameter), bf16 Adam moments (12 -> 8 B over d = 2), no fp32
+ * master (12 -> 8 B over d = 2) and ZeRO 2 (the 4 B gradients sharded over d = 2). Full recomputation
+ * fits too (one layer's input kept a layer). Not offered: micro-batch (already 1), dropout (already
+ * off), offloading (PP 8). */
+static void test_what_fits(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0, i = public_case(&cases, &n, "nemo2407-nemotron4-340b-128");
+    sax_problem_t pb = cases[i].config.problem;
+    pb.training.grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    sax_memory_fit_t fits[SAX_LEVER_COUNT];
+    int n_fits = -1;
+    assert_int_equal(sax_model_memory_fits(&pb, &cases[i].config.candidate, scratch, fits, &n_fits), SAX_OK);
+    const double as_run = 10.0 * P0 + 2940207104.0 * 89.0 / 12.0 + 3.0 * GIB;
+    static const struct {
+        sax_lever_t lever;
+        const char *value;
+    } halving[] = {{SAX_LEVER_GRADS, "\"bf16\""},
+                   {SAX_LEVER_MOMENTS, "\"bf16\""},
+                   {SAX_LEVER_MASTER, "false"},
+                   {SAX_LEVER_ZERO, "2"}};
+    bool seen[SAX_LEVER_COUNT] = {false};
+    for (int k = 0; k < n_fits; k++) {
+        seen[fits[k].lever] = true;
+        assert_true(fits[k].memory_per_gpu_bytes <= 80.0 * GIB);
+        if (k > 0)
+            assert_true(fits[k].iteration_time_s >= fits[k - 1].iteration_time_s);
+        for (size_t j = 0; j < sizeof halving / sizeof halving[0]; j++)
+            if (fits[k].lever == halving[j].lever) {
+                assert_string_equal(fits[k].value, halving[j].value);
+                close_to(fits[k].memory_per_gpu_bytes, as_run, sax_lever_keys[fits[k].lever]);
+            }
+        if (fits[k].lever == SAX_LEVER_RECOMPUTE)
+            assert_string_equal(fits[k].value, "\"full\"");
+    }
+    for (size_t j = 0; j < sizeof halving / sizeof halving[0]; j++)
+        assert_true(seen[halving[j].lever]);
+    assert_true(seen[SAX_LEVER_RECOMPUTE]);
+    assert_false(seen[SAX_LEVER_MICRO_BATCH] || seen[SAX_LEVER_DROPOUT] || seen[SAX_LEVER_OFFLOAD]);
+    assert_int_equal(n_fits, 5);
+
+    /* a configuration that fits is offered nothing */
+    assert_int_equal(
+        sax_model_memory_fits(&cases[i].config.problem, &cases[i].config.candidate, scratch, fits, &n_fits),
+        SAX_OK);
+    assert_int_equal(n_fits, 0);
+    free(scratch);
+    sax_dataset_free(cases, n);
 }
 
 /* The same model without interleaving: 1F1B keeps p = 8 micro-batches on stage 0. */
@@ -341,6 +402,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
                                        cmocka_unit_test(test_340b_bf16_fp32_grads),
+                                       cmocka_unit_test(test_what_fits),
                                        cmocka_unit_test(test_340b_1f1b),
                                        cmocka_unit_test(test_llama3_405b_8192),
                                        cmocka_unit_test(test_llama3_405b_8192_dropout),
