@@ -5,6 +5,7 @@
 #include "model_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -50,35 +51,75 @@ static sax_status_t infeasible(sax_result_t *r, sax_infeasible_t why)
     return SAX_OK;
 }
 
-static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_candidate_t *c)
+/* Refuses with `reason`; with `why` (sax_model_refusal, off the evaluation path) says which check, in
+ * the configuration's keys. */
+#define REFUSE(reason, ...)                                                                                  \
+    do {                                                                                                     \
+        if (why != NULL)                                                                                     \
+            snprintf(why, n, __VA_ARGS__);                                                                   \
+        return reason;                                                                                       \
+    } while (0)
+
+static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_candidate_t *c, char *why,
+                                           size_t n)
 {
     const sax_model_desc_t *m = &p->model;
     if (m->heads % c->tp != 0 || (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0))
-        return SAX_INFEASIBLE_DIVISIBILITY;
+        REFUSE(
+            SAX_INFEASIBLE_DIVISIBILITY,
+            "tp = %d: model.heads = %d and model.kv_heads = %d must split over it (kv_heads may also divide "
+            "tp)",
+            c->tp, m->heads, m->kv_heads);
+    if (m->seq_len % c->cp != 0)
+        REFUSE(SAX_INFEASIBLE_DIVISIBILITY, "cp = %d does not divide model.seq_len = %d", c->cp, m->seq_len);
     /* the routed experts' grid, etp x ep x expert-DP, fills each stage's tp x cp x dp ranks (MoE parallel
      * folding); with etp = tp that is ep dividing cp x dp */
-    if (m->seq_len % c->cp != 0 || sax_candidate_expert_dp(c) < 1)
-        return SAX_INFEASIBLE_DIVISIBILITY;
+    if (sax_candidate_expert_dp(c) < 1)
+        REFUSE(SAX_INFEASIBLE_DIVISIBILITY,
+               "ep x expert tensor parallel = %d x %d does not divide tp x cp x dp = %d x %d x %d", c->ep,
+               sax_candidate_etp(c), c->tp, c->cp, c->dp);
     if (c->ep > 1 && (m->experts <= 0 || m->experts % c->ep != 0))
-        return SAX_INFEASIBLE_DIVISIBILITY;
+        REFUSE(SAX_INFEASIBLE_DIVISIBILITY, "ep = %d does not divide model.experts = %d", c->ep, m->experts);
     long mb = (long)c->micro_batch * c->dp;
     if (p->training.global_batch % mb != 0)
-        return SAX_INFEASIBLE_DIVISIBILITY;
+        REFUSE(SAX_INFEASIBLE_DIVISIBILITY,
+               "training.global_batch = %lld is not a multiple of micro_batch x dp = %d x %d = %ld",
+               (long long)p->training.global_batch, c->micro_batch, c->dp, mb);
     if (!sax_layer_split_valid(m->layers, c))
-        return SAX_INFEASIBLE_DIVISIBILITY;
+        REFUSE(SAX_INFEASIBLE_DIVISIBILITY,
+               "model.layers = %d do not split over pp = %d stages of vpp = %d chunks as %s sets them",
+               m->layers, c->pp, c->vpp,
+               c->n_layout > 0 ? "parallelism.pipeline_model_parallel_layout"
+               : c->first_stage_layers != 0 || c->last_stage_layers != 0
+                   ? "parallelism.decoder_first/last_pipeline_num_layers"
+                   : (c->layer_split == SAX_LAYER_SPLIT_EMBEDDING_LOSS
+                          ? "layer_split embedding-loss (layers + 2 over pp, then over vpp)"
+                          : "parallelism.layer_split (at least one layer a chunk)"));
     long micro = p->training.global_batch / mb;
     switch (c->schedule) {
     case SAX_SCHEDULE_INTERLEAVED:
-        if (c->vpp < 2 || c->pp < 2 || micro % c->pp != 0)
-            return SAX_INFEASIBLE_SCHEDULE;
+        if (c->vpp < 2 || c->pp < 2)
+            REFUSE(SAX_INFEASIBLE_SCHEDULE,
+                   "schedule interleaved needs pp >= 2 and vpp >= 2, found pp = %d, vpp = %d", c->pp, c->vpp);
+        if (micro % c->pp != 0)
+            REFUSE(
+                SAX_INFEASIBLE_SCHEDULE,
+                "schedule interleaved: the %ld micro-batches a pipeline runs (global_batch / (micro_batch x dp)) "
+                "are not a multiple of pp = %d",
+                micro, c->pp);
         break;
     case SAX_SCHEDULE_DUALPIPE:
         if (c->vpp != 1 || c->pp % 2 != 0 || micro % 2 != 0 || micro < 2L * c->pp) /* DualPipe.step asserts */
-            return SAX_INFEASIBLE_SCHEDULE;
+            REFUSE(
+                SAX_INFEASIBLE_SCHEDULE,
+                "schedule dualpipe needs vpp = 1, an even pp and an even number of micro-batches, at least 2 x "
+                "pp: found vpp = %d, pp = %d, %ld micro-batches",
+                c->vpp, c->pp, micro);
         break;
     default:
         if (c->vpp != 1)
-            return SAX_INFEASIBLE_SCHEDULE;
+            REFUSE(SAX_INFEASIBLE_SCHEDULE, "vpp = %d needs schedule interleaved, found %s", c->vpp,
+                   sax_schedule_names[c->schedule]);
     }
     return SAX_FEASIBLE;
 }
@@ -687,6 +728,36 @@ int64_t sax_degrees_product(const int *degrees, int n, int64_t cap)
     return v;
 }
 
+void sax_model_refusal(const sax_problem_t *p, const sax_candidate_t *c, char *why, size_t n)
+{
+    why[0] = '\0';
+    const sax_cluster_t *cl = &p->cluster;
+    int64_t total = 0;
+    for (int i = 0; i < cl->n_sites; i++)
+        total += cl->sites[i].gpus;
+    const int degrees[4] = {c->tp, c->cp, c->pp, c->dp};
+    int64_t used = sax_degrees_product(degrees, 4, INT32_MAX);
+    if (used > total) {
+        snprintf(why, n, "tp x cp x pp x dp = %d x %d x %d x %d = %s%lld GPUs, the sites hold %lld", c->tp,
+                 c->cp, c->pp, c->dp, used > INT32_MAX ? "more than " : "",
+                 (long long)(used > INT32_MAX ? INT32_MAX : used), (long long)total);
+        return;
+    }
+    if (c->pp > SAX_SIM_MAX_STAGES || check_divisibility(p, c, why, n) != SAX_FEASIBLE)
+        return;
+    sax_layout_t lay;
+    if (sax_layout_build(cl, c, &lay) == SAX_INFEASIBLE_TP_DOMAIN) {
+        char order[8 * SAX_DIM_COUNT] = "";
+        for (int i = 0; i < c->n_order; i++)
+            snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", i ? "-" : "",
+                     sax_dim_names[c->order[i]]);
+        snprintf(why, n,
+                 "the tp = %d ranks, placed by order %s, span more than one scale-up domain of %d GPUs "
+                 "(cluster.scale_up.size)",
+                 c->tp, order, cl->scale_up.size);
+    }
+}
+
 sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                             sax_result_t *r)
 {
@@ -754,7 +825,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         return infeasible(r, SAX_INFEASIBLE_GPUS);
     if (c->pp > SAX_SIM_MAX_STAGES)
         return infeasible(r, SAX_INFEASIBLE_SIMULATION);
-    sax_infeasible_t why = check_divisibility(p, c);
+    sax_infeasible_t why = check_divisibility(p, c, NULL, 0);
     if (why != SAX_FEASIBLE)
         return infeasible(r, why);
     sax_layout_t lay_own;

@@ -736,6 +736,11 @@ sax_status_t sax_collective_explain(const sax_cluster_t *cl, const sax_candidate
                                     sax_algorithm_t alg, int n, long stride, bool concurrent, double bytes,
                                     sax_coll_explain_t *out, sax_error_t *err);
 
+/* For a candidate sax_model_eval refuses as gpus, divisibility, schedule or tp_domain: the check it
+ * fails in words, with the configuration's keys and values, into why (n bytes; "" for any other). Off
+ * the evaluation path. */
+void sax_model_refusal(const sax_problem_t *p, const sax_candidate_t *c, char *why, size_t n);
+
 /* ---- what would make an over-full configuration fit (model/fits.c: off the evaluation path) ---- */
 
 /* The settings that trade time for memory without changing the parallel degrees, each a configuration

@@ -127,6 +127,14 @@ void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r,
                          int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_candidate_t *job)
 {
     result_json_body(f, p, r);
+    char why[512] = "";
+    if (!r->feasible && job != NULL)
+        sax_model_refusal(p, job, why, sizeof why);
+    if (why[0] != '\0') { /* gpus, divisibility, schedule, tp_domain: the check that fails */
+        fputs(", \"infeasible_detail\": [", f);
+        cli_print_json_string(f, why);
+        fputs("]", f);
+    }
     if (!r->feasible && r->reason == SAX_INFEASIBLE_MEMORY) {
         fputs(", \"fits_with\": [", f);
         for (int i = 0; i < n_fits; i++) {
@@ -293,6 +301,14 @@ void cli_print_result_text(FILE *f, const sax_problem_t *p, const sax_result_t *
     for (int i = 0; i < SAX_PHASE_COUNT; i++)
         fprintf(f, "  %-12s %10.4g s  %5.1f %%\n", sax_phase_names[i], r->breakdown_s[i],
                 100.0 * r->breakdown_s[i] / r->iteration_time_s); /* seconds, as report prints them */
+}
+
+void cli_print_refusal_text(FILE *f, const sax_problem_t *p, const sax_candidate_t *c)
+{
+    char why[512];
+    sax_model_refusal(p, c, why, sizeof why);
+    if (why[0] != '\0')
+        fprintf(f, "  %s\n", why);
 }
 
 void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits)

@@ -13,10 +13,13 @@ void cli_print_network_json(FILE *f, const sax_candidate_t *c);
 /* The contract's `sax eval --json` object (without a trailing newline). */
 void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *r);
 /* The same with the `bottlenecks` list, for a configuration too large for its GPUs' memory the
- * `fits_with` list (sax_model_memory_fits), and, when `job` is not NULL, the `job` that runs it (sax
- * eval --json). */
+ * `fits_with` list (sax_model_memory_fits), and, when `job` is not NULL, the `job` that runs it and, if
+ * it is refused as gpus, divisibility, schedule or tp_domain, the check it fails as `infeasible_detail`
+ * (sax eval --json). */
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
                          int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_candidate_t *job);
+/* For a candidate refused as gpus, divisibility, schedule or tp_domain: the check it fails, one line. */
+void cli_print_refusal_text(FILE *f, const sax_problem_t *p, const sax_candidate_t *c);
 /* The settings that would make a configuration too large for its GPUs' memory fit, one a line. */
 void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits);
 /* One line per phase that takes time: "exposed dp 12.7 s: limited by the transport window (...)". */

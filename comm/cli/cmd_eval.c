@@ -188,6 +188,8 @@ static int run(int argc, char **argv)
         cli_print_candidate_line(stdout, t.c);
         printf("\n\n");
         cli_print_result_text(stdout, t.p, &r);
+        if (!r.feasible)
+            cli_print_refusal_text(stdout, t.p, t.c);
         if (!r.feasible && r.reason == SAX_INFEASIBLE_MEMORY)
             cli_print_fits_text(stdout, fits, n_fits);
         cli_print_bottlenecks_text(stdout, bn, n_bn);
@@ -245,6 +247,8 @@ const sax_command_t sax_command_eval = {
         "                  bubble, dp, optimizer), longest first, `phase`, `exposed_s` and\n"
         "                  `limited_by`: compute, memory_bandwidth, latency, window, link_capacity,\n"
         "                  oversubscription, nic or scale_up (docs/cost-model.md section 10);\n"
+        "                  infeasible_detail (refused as gpus, divisibility, schedule, tp_domain or\n"
+        "                  lossless_distance): the check it fails, in the configuration's keys;\n"
         "                  fits_with (a configuration too large for its GPUs' memory): each setting that\n"
         "                  alone makes it fit, fastest first, `key`, `value`, `memory_per_gpu_bytes` and\n"
         "                  `iteration_time_s` (recompute, micro_batch, zero, optimizer_moments_dtype,\n"

@@ -102,6 +102,11 @@ static int run(int argc, char **argv)
             int n_fits = 0;
             if (st == SAX_OK && r.reason == SAX_INFEASIBLE_MEMORY)
                 st = sax_model_memory_fits(&cfg->problem, &cfg->candidate, scratch, fits, &n_fits);
+            char why[512] = "";
+            if (st == SAX_OK)
+                sax_model_refusal(&cfg->problem, &cfg->candidate, why, sizeof why);
+            if (why[0] != '\0')
+                printf(": %s", why);
             if (n_fits > 0) /* the fastest setting that fits (sax eval lists them all) */
                 printf(" %.1f GiB; fits with %s: %s", r.memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0),
                        sax_lever_keys[fits[0].lever], fits[0].value);
@@ -174,8 +179,9 @@ const sax_command_t sax_command_validate = {
         "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
         "iteration time and the signed error, then the mean and maximum absolute percentage error,\n"
         "overall and per family (each case's optional \"family\": the source it comes from).\n"
-        "A case the model finds infeasible names its reason; for memory, its fullest GPU and the fastest\n"
-        "single setting that makes it fit (`sax eval CONFIG` lists them all, docs/decisions.md).\n\n"
+        "A case the model finds infeasible names its reason and the check it fails; for memory, its fullest\n"
+        "GPU and the fastest single setting that makes it fit (`sax eval CONFIG` lists them all,\n"
+        "docs/decisions.md).\n\n"
         "options:\n"
         "  --json   one JSON object: {\"cases\": [{name, family, measured_s, predicted_s, error_pct,\n"
         "           feasible, infeasible_reason}], mean_abs_error_pct, max_abs_error_pct,\n"
