@@ -14,6 +14,23 @@ static int usage(void)
     return 2;
 }
 
+/* What a refused case fails, in words: the check (sax_model_refusal), or for memory the fullest GPU and
+ * the fastest single setting that makes it fit (sax eval lists them all); "" when there is nothing to
+ * add. */
+static void refusal(const sax_config_t *cfg, const sax_result_t *r, sax_scratch_t *scratch, char *why,
+                    size_t n)
+{
+    sax_model_refusal(&cfg->problem, &cfg->candidate, why, n);
+    if (r->reason != SAX_INFEASIBLE_MEMORY)
+        return;
+    sax_memory_fit_t fits[SAX_LEVER_COUNT];
+    int n_fits = 0;
+    int k = snprintf(why, n, "%.1f GiB", r->memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0));
+    if (sax_model_memory_fits(&cfg->problem, &cfg->candidate, scratch, fits, &n_fits) == SAX_OK &&
+        n_fits > 0 && k > 0 && (size_t)k < n)
+        snprintf(why + k, n - (size_t)k, "; fits with %s: %s", sax_lever_keys[fits[0].lever], fits[0].value);
+}
+
 static int run(int argc, char **argv)
 {
     const char *path = NULL;
@@ -76,6 +93,9 @@ static int run(int argc, char **argv)
             errs[i] = NAN;
             failed++;
         }
+        char why[600] = "";
+        if (st == SAX_OK && !r.feasible)
+            refusal(cfg, &r, scratch, why, sizeof why);
         if (json) {
             printf("%s{\"name\": ", i ? ", " : "");
             cli_print_json_string(stdout, cases[i].name);
@@ -88,29 +108,22 @@ static int run(int argc, char **argv)
             printf(", \"error_pct\": ");
             cli_print_json_number(stdout, err_pct);
             printf(", \"feasible\": %s, \"infeasible_reason\": ", r.feasible ? "true" : "false");
-            if (r.feasible)
+            if (r.feasible) {
                 printf("null}");
-            else
-                printf("\"%s\"}", sax_infeasible_names[r.reason]);
+            } else {
+                printf("\"%s\", \"infeasible_detail\": ", sax_infeasible_names[r.reason]);
+                if (why[0] != '\0')
+                    cli_print_json_string(stdout, why);
+                else
+                    printf("null");
+                printf("}");
+            }
         } else if (r.feasible) {
             printf("%-28s %12.4f %12.4f %+9.2f\n", cases[i].name, cases[i].measured_s, r.iteration_time_s,
                    err_pct);
         } else {
-            printf("%-28s %12.4f %12s %9s  (%s", cases[i].name, cases[i].measured_s, "infeasible", "-",
-                   sax_infeasible_names[r.reason]);
-            sax_memory_fit_t fits[SAX_LEVER_COUNT];
-            int n_fits = 0;
-            if (st == SAX_OK && r.reason == SAX_INFEASIBLE_MEMORY)
-                st = sax_model_memory_fits(&cfg->problem, &cfg->candidate, scratch, fits, &n_fits);
-            char why[512] = "";
-            if (st == SAX_OK)
-                sax_model_refusal(&cfg->problem, &cfg->candidate, why, sizeof why);
-            if (why[0] != '\0')
-                printf(": %s", why);
-            if (n_fits > 0) /* the fastest setting that fits (sax eval lists them all) */
-                printf(" %.1f GiB; fits with %s: %s", r.memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0),
-                       sax_lever_keys[fits[0].lever], fits[0].value);
-            printf(")\n");
+            printf("%-28s %12.4f %12s %9s  (%s%s%s)\n", cases[i].name, cases[i].measured_s, "infeasible", "-",
+                   sax_infeasible_names[r.reason], why[0] != '\0' ? ": " : "", why);
         }
     }
     double mean = counted > 0 ? sum / counted : NAN;
@@ -184,7 +197,8 @@ const sax_command_t sax_command_validate = {
         "docs/decisions.md).\n\n"
         "options:\n"
         "  --json   one JSON object: {\"cases\": [{name, family, measured_s, predicted_s, error_pct,\n"
-        "           feasible, infeasible_reason}], mean_abs_error_pct, max_abs_error_pct,\n"
+        "           feasible, infeasible_reason, and for a refused case infeasible_detail}],\n"
+        "           mean_abs_error_pct, max_abs_error_pct,\n"
         "           \"families\": [{family, cases, infeasible, mean_abs_error_pct, max_abs_error_pct}]}\n\n"
         "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"
         "             2 the dataset is malformed (the message names the file and JSON path)\n",

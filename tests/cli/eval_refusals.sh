@@ -65,6 +65,20 @@ sys.exit(1 if bad else 0)
 PYEOF
 check "each refusal names the check it fails, in text and --json" test $? -eq 0
 
+"$PY" - "$SAX" <<'PYEOF'
+import json, subprocess, sys
+# the same refusal through sax validate: one case, measured 1 s
+json.dump({"cases": [{"name": "batch", "config": json.load(open("batch.json")),
+                      "measured": {"iteration_time_s": 1.0}}]}, open("set.json", "w"))
+want = "training.global_batch = 250 is not a multiple of micro_batch x dp = 1 x 4 = 4"
+js = subprocess.run([sys.argv[1], "validate", "set.json", "--json"], capture_output=True, text=True)
+text = subprocess.run([sys.argv[1], "validate", "set.json"], capture_output=True, text=True)
+case = json.loads(js.stdout)["cases"][0]
+assert js.returncode == 1 and case["infeasible_detail"] == want, (js.returncode, case)
+assert "(divisibility: " + want + ")" in text.stdout, text.stdout
+PYEOF
+check "sax validate names the same check, in text and --json" test $? -eq 0
+
 "$SAX" eval "$work/batch.json" >/dev/null 2>&1
 check "a refused configuration still exits 0 (evaluated, infeasible)" test $? -eq 0
 check_summary eval_refusals
