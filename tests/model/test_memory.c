@@ -190,6 +190,44 @@ static void test_what_fits(void **state)
     sax_dataset_free(cases, n);
 }
 
+/* GPUs of two sizes: which GPU the refusal reports. The bf16, fp32-gradient 340B run split over two
+ * sites, stages 0-6 on 112 H100s of 80 GiB and stage 7 on 16 GPUs like them but of 100 GiB. Stage 7 is
+ * the fullest (test_340b_bf16_fp32_grads: 12 P0 + (3,208,642,560 + 524,288,000) x 89/12 + 3 GiB =
+ * 93.28 GiB) but fits its 100 GiB; stage 0 holds 12 P0 + 3,208,642,560 x 103/12 + 3 GiB =
+ * 100,012,130,304 B = 93.14 GiB of 80 (stages 1-6 hold less: 12 layers without the embedding, fewer
+ * chunks in flight). The refusal reports stage 0, the GPU over its HBM. */
+static void test_reports_the_gpu_over(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0, i = public_case(&cases, &n, "nemo2407-nemotron4-340b-128");
+    sax_problem_t pb = cases[i].config.problem;
+    pb.training.precision = SAX_PRECISION_BF16;
+    pb.training.grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
+    sax_cluster_t *cl = &pb.cluster;
+    assert_int_equal(cl->n_sites, 1);
+    assert_int_equal(cl->sites[0].gpus, 128);
+    cl->n_sites = 2;
+    cl->sites[1] = cl->sites[0];
+    strcpy(cl->sites[1].name, "big");
+    cl->sites[0].gpus = 112;
+    cl->sites[1].gpus = 16;
+    cl->sites[1].gpu.hbm_bytes = 100.0 * GIB;
+    cl->n_links = 1;
+    cl->links[0].a = 0;
+    cl->links[0].b = 1;
+    cl->links[0].bw_Bps = 1e12;
+    cl->links[0].latency_s = 1e-6;
+    sax_result_t r;
+    eval_scratch(&pb, &cases[i].config.candidate, &r);
+    sax_dataset_free(cases, n);
+    assert_false(r.feasible);
+    assert_int_equal(r.reason, SAX_INFEASIBLE_MEMORY);
+    close_to(r.memory_per_gpu_bytes, 12.0 * P0 + 3208642560.0 * 103.0 / 12.0 + 3.0 * GIB,
+             "stage 0 (over 80 GiB)");
+    close_to(r.mem_activations_bytes, 3208642560.0 * 103.0 / 12.0, "stage 0's activations");
+}
+
 /* The same model without interleaving: 1F1B keeps p = 8 micro-batches on stage 0. */
 static void test_340b_1f1b(void **state)
 {
@@ -403,6 +441,7 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
                                        cmocka_unit_test(test_340b_bf16_fp32_grads),
                                        cmocka_unit_test(test_what_fits),
+                                       cmocka_unit_test(test_reports_the_gpu_over),
                                        cmocka_unit_test(test_340b_1f1b),
                                        cmocka_unit_test(test_llama3_405b_8192),
                                        cmocka_unit_test(test_llama3_405b_8192_dropout),
