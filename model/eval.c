@@ -123,6 +123,7 @@ static sax_infeasible_t check_divisibility(const sax_problem_t *p, const sax_can
     }
     return SAX_FEASIBLE;
 }
+#undef REFUSE
 
 /* Each stage's GPU type (the site its first rank is on) and its share of the layers. */
 static void stage_gpus(const sax_problem_t *p, const sax_candidate_t *c, const sax_layout_t *lay, stage_t *st)
