@@ -729,13 +729,20 @@ int64_t sax_degrees_product(const int *degrees, int n, int64_t cap)
     return v;
 }
 
+/* The GPUs of all sites (the loader bounds them to 2^31 - 1). */
+static int64_t sites_gpus(const sax_cluster_t *cl)
+{
+    int64_t total = 0;
+    for (int i = 0; i < cl->n_sites; i++)
+        total += cl->sites[i].gpus;
+    return total;
+}
+
 void sax_model_refusal(const sax_problem_t *p, const sax_candidate_t *c, char *why, size_t n)
 {
     why[0] = '\0';
     const sax_cluster_t *cl = &p->cluster;
-    int64_t total = 0;
-    for (int i = 0; i < cl->n_sites; i++)
-        total += cl->sites[i].gpus;
+    int64_t total = sites_gpus(cl);
     const int degrees[4] = {c->tp, c->cp, c->pp, c->dp};
     int64_t used = sax_degrees_product(degrees, 4, INT32_MAX);
     if (used > total) {
@@ -815,10 +822,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     r->model_flops_per_iteration = sax_model_flops_per_iteration(md, p->training.global_batch);
     r->reason = SAX_FEASIBLE;
 
-    /* the sites hold at most 2^31 - 1 GPUs (the loader's bound) */
-    int64_t total_gpus = 0;
-    for (int i = 0; i < cl->n_sites; i++)
-        total_gpus += cl->sites[i].gpus;
+    int64_t total_gpus = sites_gpus(cl);
     const int degrees[4] = {c->tp, c->cp, c->pp, c->dp};
     int64_t used = sax_degrees_product(degrees, 4, total_gpus < INT32_MAX ? total_gpus : INT32_MAX);
     r->gpus_used = used > INT32_MAX ? INT32_MAX : (int)used;

@@ -20,9 +20,10 @@ static int usage(void)
 static void refusal(const sax_config_t *cfg, const sax_result_t *r, sax_scratch_t *scratch, char *why,
                     size_t n)
 {
-    sax_model_refusal(&cfg->problem, &cfg->candidate, why, n);
-    if (r->reason != SAX_INFEASIBLE_MEMORY)
+    if (r->reason != SAX_INFEASIBLE_MEMORY) {
+        sax_model_refusal(&cfg->problem, &cfg->candidate, why, n);
         return;
+    }
     sax_memory_fit_t fits[SAX_LEVER_COUNT];
     int n_fits = 0;
     int k = snprintf(why, n, "%.1f GiB", r->memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0));
