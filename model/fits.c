@@ -103,3 +103,68 @@ sax_status_t sax_model_memory_fits(const sax_problem_t *p, const sax_candidate_t
         }
     return SAX_OK;
 }
+
+typedef struct {
+    unsigned free;
+    sax_scratch_t *scratch;
+    sax_memory_assumption_t trial; /* the levers set so far */
+    sax_memory_assumption_t *best;
+    bool *found;
+} assume_t;
+
+/* Levers from `lever` on, over the configuration (p, c) that the levers before it have set, changing
+ * exactly `changes` more of them; *fits: some such completion fits. One that fits is kept when it is
+ * faster than the best so far. A lever goes no further than its first value with which the others
+ * can make it fit (its next values hold more memory back, and cost more time). */
+static sax_status_t assume_from(assume_t *a, int lever, int changes, const sax_problem_t *p,
+                                const sax_candidate_t *c, bool *fits)
+{
+    *fits = false;
+    if (lever == SAX_LEVER_COUNT) {
+        sax_result_t r;
+        sax_status_t st = changes == 0 ? sax_model_eval(p, c, a->scratch, &r) : SAX_OK;
+        if (changes != 0 || st != SAX_OK || !r.feasible)
+            return st;
+        *fits = true;
+        if (!*a->found || r.iteration_time_s < a->best->iteration_time_s) {
+            *a->best = a->trial;
+            a->best->memory_per_gpu_bytes = r.memory_per_gpu_bytes;
+            a->best->iteration_time_s = r.iteration_time_s;
+            *a->found = true;
+        }
+        return SAX_OK;
+    }
+    sax_status_t st = assume_from(a, lever + 1, changes, p, c, fits); /* this lever as it is */
+    if (st != SAX_OK || changes == 0 || !(a->free & (1u << lever)))
+        return st;
+    int slot = a->trial.n++;
+    a->trial.lever[slot] = (sax_lever_t)lever;
+    bool changed_fits = false;
+    for (int k = 0; st == SAX_OK && !changed_fits; k++) {
+        sax_problem_t pv = *p; /* 5 kB a level: at most SAX_LEVER_COUNT deep */
+        sax_candidate_t cv = *c;
+        if (!lever_value((sax_lever_t)lever, k, p, c, &pv, &cv, a->trial.value[slot]))
+            break;
+        st = assume_from(a, lever + 1, changes - 1, &pv, &cv, &changed_fits);
+    }
+    a->trial.n--;
+    *fits = *fits || changed_fits;
+    return st;
+}
+
+sax_status_t sax_model_memory_assume(const sax_problem_t *p, const sax_candidate_t *c, unsigned free,
+                                     sax_scratch_t *scratch, sax_memory_assumption_t *out, bool *found)
+{
+    *found = false;
+    memset(out, 0, sizeof *out);
+    sax_result_t r;
+    sax_status_t st = sax_model_eval(p, c, scratch, &r);
+    if (st != SAX_OK || r.feasible || r.reason != SAX_INFEASIBLE_MEMORY)
+        return st;
+    assume_t a = {.free = free, .scratch = scratch, .best = out, .found = found};
+    for (int changes = 1; st == SAX_OK && !*found && changes <= SAX_LEVER_COUNT; changes++) {
+        bool fits;
+        st = assume_from(&a, 0, changes, p, c, &fits);
+    }
+    return st;
+}

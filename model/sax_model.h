@@ -777,6 +777,27 @@ typedef struct {
 sax_status_t sax_model_memory_fits(const sax_problem_t *p, const sax_candidate_t *c, sax_scratch_t *scratch,
                                    sax_memory_fit_t out[SAX_LEVER_COUNT], int *n);
 
+/* Settings assumed together so that a configuration fits: those changed from the configuration's own
+ * values, with the memory and time they give. */
+typedef struct {
+    int n;
+    sax_lever_t lever[SAX_LEVER_COUNT];
+    char value[SAX_LEVER_COUNT][16]; /* as in sax_memory_fit_t */
+    double memory_per_gpu_bytes;
+    double iteration_time_s;
+} sax_memory_assumption_t;
+
+/* For a configuration infeasible for memory whose levers in `free` (bit l for lever l) are open (a
+ * measured run's description that does not state them): the combination of their values that fits
+ * changing the fewest of them from the configuration's own, the fastest among those (so no setting
+ * is assumed for its speed alone). Each lever is tried unchanged and then at its values nearest the
+ * configuration's own (as sax_model_memory_fits), going no further than the first value with which
+ * the others can make it fit. *found false when no combination fits, or the
+ * configuration is not refused for memory. Evaluates up to the product of the levers' values: off the
+ * evaluation path. */
+sax_status_t sax_model_memory_assume(const sax_problem_t *p, const sax_candidate_t *c, unsigned free,
+                                     sax_scratch_t *scratch, sax_memory_assumption_t *out, bool *found);
+
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
 
 #define SAX_SPACE_MAX_VALUES 32

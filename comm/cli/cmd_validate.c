@@ -14,22 +14,33 @@ static int usage(void)
     return 2;
 }
 
-/* What a refused case fails, in words: the check (sax_model_refusal), or for memory the fullest GPU and
- * the fastest single setting that makes it fit (sax eval lists them all); "" when there is nothing to
- * add. */
-static void refusal(const sax_config_t *cfg, const sax_result_t *r, sax_scratch_t *scratch, char *why,
-                    size_t n)
+/* A case refused for memory. The run happened, so it fitted: the settings its description leaves
+ * unstated are assumed at the values that make it fit changing the fewest of them
+ * (sax_model_memory_assume; true, *assumed). `why` gets the fullest GPU with sax's defaults and, when
+ * nothing unstated makes it fit, the fastest single setting that would (sax eval lists them all). */
+static bool memory_refusal(const sax_case_t *cs, const sax_result_t *r, sax_scratch_t *scratch,
+                           sax_memory_assumption_t *assumed, char *why, size_t n)
 {
-    if (r->reason != SAX_INFEASIBLE_MEMORY) {
-        sax_model_refusal(&cfg->problem, &cfg->candidate, why, n);
-        return;
-    }
+    int k = snprintf(why, n, "%.1f GiB", r->memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0));
+    unsigned open = ~cs->stated_levers & ((1u << SAX_LEVER_COUNT) - 1);
+    bool found = false;
+    if (sax_model_memory_assume(&cs->config.problem, &cs->config.candidate, open, scratch, assumed, &found) !=
+            SAX_OK ||
+        found)
+        return found;
     sax_memory_fit_t fits[SAX_LEVER_COUNT];
     int n_fits = 0;
-    int k = snprintf(why, n, "%.1f GiB", r->memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0));
-    if (sax_model_memory_fits(&cfg->problem, &cfg->candidate, scratch, fits, &n_fits) == SAX_OK &&
+    if (sax_model_memory_fits(&cs->config.problem, &cs->config.candidate, scratch, fits, &n_fits) == SAX_OK &&
         n_fits > 0 && k > 0 && (size_t)k < n)
         snprintf(why + k, n - (size_t)k, "; fits with %s: %s", sax_lever_keys[fits[0].lever], fits[0].value);
+    return false;
+}
+
+/* The assumed settings as "key = value, key = value". */
+static void print_assumed(const sax_memory_assumption_t *a)
+{
+    for (int j = 0; j < a->n; j++)
+        printf("%s%s = %s", j ? ", " : "", sax_lever_keys[a->lever[j]], a->value[j]);
 }
 
 static int run(int argc, char **argv)
@@ -79,24 +90,32 @@ static int run(int argc, char **argv)
         printf(", \"cases\": [");
     } else
         printf("%-28s %12s %12s %9s\n", "case", "measured s", "predicted s", "error %");
+    int n_assumed = 0;
     for (int i = 0; i < n; i++) {
-        sax_result_t r;
+        sax_result_t r = {0};
         const sax_config_t *cfg = &cases[i].config;
         st = sax_model_eval(&cfg->problem, &cfg->candidate, scratch, &r);
+        sax_memory_assumption_t as;
+        const sax_memory_assumption_t *assumed = NULL;
+        char why[600] = "";
+        if (st == SAX_OK && !r.feasible && r.reason == SAX_INFEASIBLE_MEMORY)
+            assumed = memory_refusal(&cases[i], &r, scratch, &as, why, sizeof why) ? &as : NULL;
+        else if (st == SAX_OK && !r.feasible)
+            sax_model_refusal(&cfg->problem, &cfg->candidate, why, sizeof why);
+        bool feasible = st == SAX_OK && (r.feasible || assumed != NULL);
+        double predicted = assumed != NULL ? assumed->iteration_time_s : r.iteration_time_s;
         double err_pct = NAN;
-        if (st == SAX_OK && r.feasible) {
-            err_pct = 100.0 * (r.iteration_time_s - cases[i].measured_s) / cases[i].measured_s;
+        if (feasible) {
+            err_pct = 100.0 * (predicted - cases[i].measured_s) / cases[i].measured_s;
             errs[i] = fabs(err_pct);
             sum += fabs(err_pct);
             worst = fmax(worst, fabs(err_pct));
             counted++;
+            n_assumed += assumed != NULL;
         } else {
             errs[i] = NAN;
             failed++;
         }
-        char why[600] = "";
-        if (st == SAX_OK && !r.feasible)
-            refusal(cfg, &r, scratch, why, sizeof why);
         if (json) {
             printf("%s{\"name\": ", i ? ", " : "");
             cli_print_json_string(stdout, cases[i].name);
@@ -105,11 +124,24 @@ static int run(int argc, char **argv)
             printf(", \"measured_s\": ");
             cli_print_json_number(stdout, cases[i].measured_s);
             printf(", \"predicted_s\": ");
-            cli_print_json_number(stdout, r.feasible ? r.iteration_time_s : NAN);
+            cli_print_json_number(stdout, feasible ? predicted : NAN);
             printf(", \"error_pct\": ");
             cli_print_json_number(stdout, err_pct);
-            printf(", \"feasible\": %s, \"infeasible_reason\": ", r.feasible ? "true" : "false");
-            if (r.feasible) {
+            printf(", \"feasible\": %s, \"assumed\": ", feasible ? "true" : "false");
+            if (assumed != NULL) {
+                printf("{\"settings\": {");
+                for (int j = 0; j < assumed->n; j++)
+                    printf("%s\"%s\": %s", j ? ", " : "", sax_lever_keys[assumed->lever[j]],
+                           assumed->value[j]);
+                printf("}, \"default_memory_per_gpu_bytes\": ");
+                cli_print_json_number(stdout, r.memory_per_gpu_bytes);
+                printf(", \"memory_per_gpu_bytes\": ");
+                cli_print_json_number(stdout, assumed->memory_per_gpu_bytes);
+                printf("}");
+            } else
+                printf("null");
+            printf(", \"infeasible_reason\": ");
+            if (feasible) {
                 printf("null}");
             } else {
                 printf("\"%s\", \"infeasible_detail\": ", sax_infeasible_names[r.reason]);
@@ -119,9 +151,14 @@ static int run(int argc, char **argv)
                     printf("null");
                 printf("}");
             }
-        } else if (r.feasible) {
-            printf("%-28s %12.4f %12.4f %+9.2f\n", cases[i].name, cases[i].measured_s, r.iteration_time_s,
-                   err_pct);
+        } else if (feasible) {
+            printf("%-28s %12.4f %12.4f %+9.2f", cases[i].name, cases[i].measured_s, predicted, err_pct);
+            if (assumed != NULL) {
+                printf("  (unstated, assumed so that the run fits: ");
+                print_assumed(assumed);
+                printf("; sax's defaults need %s)", why);
+            }
+            printf("\n");
         } else {
             printf("%-28s %12.4f %12s %9s  (%s%s%s)\n", cases[i].name, cases[i].measured_s, "infeasible", "-",
                    sax_infeasible_names[r.reason], why[0] != '\0' ? ": " : "", why);
@@ -129,15 +166,18 @@ static int run(int argc, char **argv)
     }
     double mean = counted > 0 ? sum / counted : NAN;
     if (json) {
-        printf("], \"cases_evaluated\": %d, \"cases_infeasible\": %d, \"mean_abs_error_pct\": ", counted,
-               failed);
+        printf("], \"cases_evaluated\": %d, \"cases_infeasible\": %d, \"cases_assumed\": %d, "
+               "\"mean_abs_error_pct\": ",
+               counted, failed, n_assumed);
         cli_print_json_number(stdout, mean);
         printf(", \"max_abs_error_pct\": ");
         cli_print_json_number(stdout, counted > 0 ? worst : NAN);
         printf(", \"families\": [");
     } else {
-        printf("\n%d cases, %d infeasible; mean absolute error %.2f %%, max %.2f %%\n", n, failed, mean,
-               worst);
+        printf("\n%d cases, %d infeasible", n, failed);
+        if (n_assumed > 0)
+            printf(", %d with unstated settings assumed so that the run fits", n_assumed);
+        printf("; mean absolute error %.2f %%, max %.2f %%\n", mean, worst);
         printf("\n%-28s %6s %11s %9s %9s\n", "family", "cases", "infeasible", "mean %", "max %");
     }
     /* per family, in the order of first appearance */
@@ -193,13 +233,17 @@ const sax_command_t sax_command_validate = {
         "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
         "iteration time and the signed error, then the mean and maximum absolute percentage error,\n"
         "overall and per family (each case's optional \"family\": the source it comes from).\n"
-        "A case the model finds infeasible names its reason and the check it fails; for memory, its fullest\n"
-        "GPU and the fastest single setting that makes it fit (`sax eval CONFIG` lists them all,\n"
-        "docs/decisions.md).\n\n"
+        "A measured run fitted in its GPUs' memory: when sax's defaults overfill them, the settings that trade time for\n"
+        "memory which the case's config leaves unstated (training.grad_reduce_dtype, optimizer_moments_dtype,\n"
+        "master_weights, ...) are assumed at the values that make it fit changing the fewest, the fastest\n"
+        "of those; the line names them. A case still infeasible names its reason and the check it fails;\n"
+        "for memory, its fullest GPU and the fastest single setting that would make it fit (`sax eval\n"
+        "CONFIG` lists them all; docs/decisions.md).\n\n"
         "options:\n"
         "  --json   one JSON object: {\"cases\": [{name, family, measured_s, predicted_s, error_pct,\n"
-        "           feasible, infeasible_reason, and for a refused case infeasible_detail}],\n"
-        "           mean_abs_error_pct, max_abs_error_pct,\n"
+        "           feasible, assumed (null, or {settings: {key: value}, default_memory_per_gpu_bytes,\n"
+        "           memory_per_gpu_bytes}), infeasible_reason, and for a refused case infeasible_detail}],\n"
+        "           cases_evaluated, cases_infeasible, cases_assumed, mean_abs_error_pct, max_abs_error_pct,\n"
         "           \"families\": [{family, cases, infeasible, mean_abs_error_pct, max_abs_error_pct}]}\n\n"
         "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"
         "             2 the dataset is malformed (the message names the file and JSON path)\n",

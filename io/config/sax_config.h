@@ -111,7 +111,9 @@ typedef struct {
     char name[64];
     char family[64]; /* "" when the case names none */
     sax_config_t config;
-    double measured_s; /* measured iteration time */
+    double measured_s;      /* measured iteration time */
+    unsigned stated_levers; /* bit l: the case's config states sax_lever_keys[l] (`sax validate` assumes
+                               only what the run's description leaves open) */
 } sax_case_t;
 
 sax_status_t sax_dataset_load(const char *path, sax_case_t **cases, int *n, sax_error_t *err);

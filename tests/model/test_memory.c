@@ -190,6 +190,72 @@ static void test_what_fits(void **state)
     sax_dataset_free(cases, n);
 }
 
+/* What `sax validate` assumes of a measured run its description leaves open (sax_model_memory_assume),
+ * on the 340B run with fp32 main gradients. In FP8 (87.8 GiB, test_what_fits) one halving of 2 P0 fits:
+ * with only the gradients' dtype open it is bf16, at test_340b_as_run's 77.05 GiB. In BF16 its last
+ * stage holds 12 P0 + 3,732,930,560 x 89/12 + 3 GiB = 93.28 GiB (test_340b_bf16_fp32_grads): one
+ * halving leaves 10 P0 + 27,685,901,653 + 3 GiB = 88,615,507,285 B = 82.5 GiB, over 80, so with the
+ * optimizer's and the gradients' dtypes open two of the three halvings are assumed, to 8 P0 + ... =
+ * 77,073,831,253 B = 71.8 GiB. With every setting open, one change fits (recomputation): the fewest
+ * changes win, and among single changes the fastest, the first that sax_model_memory_fits lists. */
+static void test_what_validate_assumes(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0, i = public_case(&cases, &n, "nemo2407-nemotron4-340b-128");
+    sax_problem_t pb = cases[i].config.problem;
+    const sax_candidate_t *c = &cases[i].config.candidate;
+    pb.training.grad_reduce_dtype = SAX_GRAD_DTYPE_FP32;
+    sax_scratch_t *scratch = malloc(sax_scratch_size());
+    assert_non_null(scratch);
+    sax_scratch_init(scratch);
+    const unsigned grads = 1u << SAX_LEVER_GRADS,
+                   optimizer = grads | 1u << SAX_LEVER_MOMENTS | 1u << SAX_LEVER_MASTER;
+    sax_memory_assumption_t a;
+    bool found = false;
+
+    assert_int_equal(sax_model_memory_assume(&pb, c, grads, scratch, &a, &found), SAX_OK);
+    assert_true(found);
+    assert_int_equal(a.n, 1);
+    assert_int_equal(a.lever[0], SAX_LEVER_GRADS);
+    assert_string_equal(a.value[0], "\"bf16\"");
+    close_to(a.memory_per_gpu_bytes, 10.0 * P0 + 2940207104.0 * 89.0 / 12.0 + 3.0 * GIB,
+             "fp8, bf16 gradients");
+    assert_int_equal(sax_model_memory_assume(&pb, c, 0, scratch, &a, &found), SAX_OK);
+    assert_false(found); /* nothing open */
+
+    pb.training.precision = SAX_PRECISION_BF16;
+    assert_int_equal(sax_model_memory_assume(&pb, c, grads, scratch, &a, &found), SAX_OK);
+    assert_false(found); /* 82.5 GiB */
+    assert_int_equal(sax_model_memory_assume(&pb, c, optimizer, scratch, &a, &found), SAX_OK);
+    assert_true(found);
+    assert_int_equal(a.n, 2);
+    assert_true(a.lever[0] != a.lever[1]);
+    for (int j = 0; j < 2; j++)
+        assert_true(optimizer & (1u << a.lever[j]));
+    close_to(a.memory_per_gpu_bytes, 8.0 * P0 + 3732930560.0 * 89.0 / 12.0 + 3.0 * GIB, "bf16, two halvings");
+
+    sax_memory_fit_t fits[SAX_LEVER_COUNT];
+    int n_fits = 0;
+    assert_int_equal(sax_model_memory_fits(&pb, c, scratch, fits, &n_fits), SAX_OK);
+    assert_true(n_fits > 0);
+    assert_int_equal(sax_model_memory_assume(&pb, c, (1u << SAX_LEVER_COUNT) - 1, scratch, &a, &found),
+                     SAX_OK);
+    assert_true(found);
+    assert_int_equal(a.n, 1);
+    assert_int_equal(a.lever[0], fits[0].lever);
+    assert_string_equal(a.value[0], fits[0].value);
+    assert_true(a.iteration_time_s == fits[0].iteration_time_s);
+
+    /* a configuration that fits assumes nothing */
+    assert_int_equal(sax_model_memory_assume(&cases[i].config.problem, c, (1u << SAX_LEVER_COUNT) - 1,
+                                             scratch, &a, &found),
+                     SAX_OK);
+    assert_false(found);
+    free(scratch);
+    sax_dataset_free(cases, n);
+}
+
 /* GPUs of two sizes: which GPU the refusal reports. The bf16, fp32-gradient 340B run split over two
  * sites, stages 0-6 on 112 H100s of 80 GiB and stage 7 on 16 GPUs like them but of 100 GiB. Stage 7 is
  * the fullest (test_340b_bf16_fp32_grads: 12 P0 + (3,208,642,560 + 524,288,000) x 89/12 + 3 GiB =
@@ -441,6 +507,7 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
                                        cmocka_unit_test(test_340b_bf16_fp32_grads),
                                        cmocka_unit_test(test_what_fits),
+                                       cmocka_unit_test(test_what_validate_assumes),
                                        cmocka_unit_test(test_reports_the_gpu_over),
                                        cmocka_unit_test(test_340b_1f1b),
                                        cmocka_unit_test(test_llama3_405b_8192),

@@ -1,0 +1,64 @@
+#!/bin/bash
+# validate_assumes.sh SAX RUNS - `sax validate` on runs whose description leaves a memory setting open.
+# NeMo 24.07's Nemotron-4 340B on 128 H100s (RUNS) ran in 80 GiB with its gradients reduced in bf16.
+# Written without `training.grad_reduce_dtype`, sax's default (fp32, Megatron-LM's) overfills the
+# GPUs; the run fitted, so validate assumes the unstated setting that makes it fit and predicts the
+# time `sax eval` gives with that setting written in. With the gradients' and the optimizer's precision
+# stated as Megatron-LM's defaults, nothing that would make it fit is open: the case stays refused and
+# says what would fit. A case that fits assumes nothing.
+set -u
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
+SAX=$1
+RUNS=$2
+work=$(mktemp -d /tmp/sax-validate-assumes.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+"$PY" - "$RUNS" <<'PYEOF'
+import copy, json, sys
+row = next(c for c in json.load(open(sys.argv[1]))["cases"] if c["name"] == "nemo2407-nemotron4-340b-128")
+unstated = copy.deepcopy(row)
+unstated["name"] = "unstated"
+del unstated["config"]["training"]["grad_reduce_dtype"]
+stated = copy.deepcopy(unstated)
+stated["name"] = "stated-fp32"
+stated["config"]["training"].update(grad_reduce_dtype="fp32", optimizer_moments_dtype="fp32", master_weights=True)
+fits = copy.deepcopy(row)
+fits["name"] = "as-run"
+json.dump({"cases": [unstated, stated, fits]}, open("set.json", "w"))
+cfg = copy.deepcopy(unstated["config"])
+cfg["training"]["grad_reduce_dtype"] = "bf16"
+json.dump(cfg, open("assumed.json", "w"))
+PYEOF
+check "the dataset is written" test -s set.json
+
+"$SAX" validate set.json > set.txt 2> set.err
+check "a refused case exits 1" test $? -eq 1
+check "the text names the assumed setting" grep -q '^unstated .*(unstated, assumed so that the run fits: training.grad_reduce_dtype = "bf16"; sax.s defaults need 87.8 GiB)' set.txt
+check "the stated case stays refused with what would fit" grep -q '^stated-fp32 .*infeasible.*(memory: 87.8 GiB; fits with training.grad_reduce_dtype: "bf16")' set.txt
+check "the summary counts it" grep -q "3 cases, 1 infeasible, 1 with unstated settings assumed so that the run fits" set.txt
+"$SAX" validate set.json --json > set.out 2>> set.err
+"$SAX" eval assumed.json --json > assumed.out 2>> set.err
+check "the configuration with the setting written evaluates" test $? -eq 0
+
+"$PY" - set.out assumed.out <<'PYEOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+cases = {c["name"]: c for c in v["cases"]}
+u, s, f = cases["unstated"], cases["stated-fp32"], cases["as-run"]
+assert u["feasible"] is True and u["infeasible_reason"] is None, u
+assert u["assumed"]["settings"] == {"training.grad_reduce_dtype": "bf16"}, u["assumed"]
+assert u["assumed"]["default_memory_per_gpu_bytes"] > 80 * 2**30, u["assumed"]
+assert e["feasible"] is True
+assert abs(u["predicted_s"] - e["iteration_time_s"]) <= 1e-9 * e["iteration_time_s"], (u, e["iteration_time_s"])
+assert abs(u["assumed"]["memory_per_gpu_bytes"] - e["memory_per_gpu_bytes"]) <= 1e-9 * e["memory_per_gpu_bytes"]
+assert s["feasible"] is False and s["assumed"] is None and s["infeasible_reason"] == "memory", s
+assert f["feasible"] is True and f["assumed"] is None, f
+assert v["cases_assumed"] == 1 and v["cases_infeasible"] == 1 and v["cases_evaluated"] == 2, v
+print("assumed", u["assumed"]["settings"], "predicted", u["predicted_s"])
+PYEOF
+check "the JSON states the assumption and matches sax eval" test $? -eq 0
+check_summary validate_assumes
