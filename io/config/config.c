@@ -42,6 +42,19 @@ static sax_status_t apply_preset(cf_ctx_t *ctx, const preset_kind_t *k, const cJ
     return cf_fail(ctx, "expected a %s preset (%s) or an object, found %s", k->what, names, found);
 }
 
+/* A GPU object's "peak_flops" in FLOP/s, or 0 when absent or not a rate (its parsing reports that). */
+static double item_peak_flops(const cJSON *gpu)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(gpu, "peak_flops");
+    sax_error_t err;
+    double flops = 0.0;
+    if (cJSON_IsNumber(v))
+        return v->valuedouble;
+    if (!cJSON_IsString(v) || sax_units_parse(v->valuestring, SAX_UNIT_FLOPS, &flops, &err) != SAX_OK)
+        return 0.0;
+    return flops;
+}
+
 /* A section that may be a preset name, an object with "preset" plus overrides, or an object.
  * `fresh` is what a preset starts from; `inherit` says that `base` already holds complete values
  * (a site's copy of the cluster GPU), so no key is required. `*replaced`: a preset was applied. */
@@ -63,8 +76,8 @@ static sax_status_t parse_preset_section(cf_ctx_t *ctx, const cJSON *item, const
     }
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(item, "preset");
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(item, "name");
-    if (p == NULL && k == &gpu_presets && cJSON_IsString(nm)) /* a named GPU type: its fitted efficiencies */
-        sax_preset_gpu_calibration(nm->valuestring, base);
+    if (p == NULL && k == &gpu_presets) /* a GPU type named, or known by its peak: its fitted efficiencies */
+        sax_preset_gpu_calibration(cJSON_IsString(nm) ? nm->valuestring : NULL, item_peak_flops(item), base);
     if (p != NULL) {
         memcpy(base, fresh, size);
         *replaced = true;

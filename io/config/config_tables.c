@@ -236,7 +236,11 @@ const cf_section_t cf_training_section = {"training", "What one iteration proces
 /* ---- cluster ----------------------------------------------------------------------------------- */
 
 static const cf_field_t gpu_fields[] = {
-    STR_F(sax_gpu_t, name, "name", CF_DEFAULT, "`\"custom\"` (the preset's name)", "label used in reports"),
+    STR_F(
+        sax_gpu_t, name, "name", CF_DEFAULT, "`\"custom\"` (the preset's name)",
+        "label used in reports; without `preset`, the fitted efficiencies (the keys below) of the preset it "
+        "names are the defaults: its name or a word of it (`\"NVIDIA H100 SXM5 80GB\"`), H800 and A800 as H100 "
+        "and A100, GH200 as H200; else those of the preset with the same `peak_flops` (within 1 %)"),
     QTY_F(sax_gpu_t, peak_flops_bf16, "peak_flops", SAX_UNIT_FLOPS, 0, true, INF, false, CF_REQUIRED, 0,
           "dense BF16 peak"),
     QTY_F(sax_gpu_t, peak_flops_fp8, "peak_flops_fp8", SAX_UNIT_FLOPS, 0, false, INF, false, CF_DEFAULT, 0,

@@ -7,6 +7,8 @@
  */
 #include "sax_config.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -141,26 +143,75 @@ bool sax_preset_gpu_find(const char *name, sax_gpu_t *out)
         out->hbm_bytes = gpu_presets[i].hbm;
         out->hbm_bw_Bps = gpu_presets[i].hbm_bw;
         out->mxfp8 = gpu_presets[i].mxfp8;
-        sax_preset_gpu_calibration(name, out);
+        sax_preset_gpu_calibration(name, 0.0, out);
         return true;
     }
     return false;
 }
 
-bool sax_preset_gpu_calibration(const char *name, sax_gpu_t *out)
+/* Other names of a preset's die: the export variants (same tensor cores and HBM, slower NVLink, which
+ * the cluster's scale_up states) and the Grace-Hopper superchip (an H200-class HBM3e on the H100 die). */
+static const struct {
+    const char *name, *preset;
+} gpu_aliases[] = {{"H800", "H100"}, {"A800", "A100"}, {"GH200", "H200"}};
+
+static int gpu_preset_index(const char *name)
 {
-    for (int i = 0; name != NULL && i < COUNT(gpu_presets); i++) {
-        if (strcmp(gpu_presets[i].name, name) != 0)
-            continue;
-        out->gemm_eff_max = gpu_presets[i].eff_max;
-        out->gemm_eff_half_ai = gpu_presets[i].half_ai;
-        out->mem_eff = gpu_presets[i].mem_eff;
-        out->gemm_eff_max_fp8 = gpu_presets[i].eff_max_fp8;
-        for (int b = 0; b < SAX_ATTN_BACKEND_COUNT; b++)
-            out->attn_eff[b] = gpu_presets[i].attn[b];
-        return true;
+    for (int i = 0; name != NULL && i < COUNT(gpu_presets); i++)
+        if (strcmp(gpu_presets[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Whether the len characters at w are `upper` (a preset's name, in capitals), case aside. */
+static bool word_is(const char *w, size_t len, const char *upper)
+{
+    if (strlen(upper) != len)
+        return false;
+    for (size_t k = 0; k < len; k++)
+        if (toupper((unsigned char)w[k]) != upper[k])
+            return false;
+    return true;
+}
+
+/* The preset a GPU name refers to: the preset's own name, or a word of the name ("NVIDIA H100 SXM5
+ * 80GB", "A100-SXM4-80GB": split at anything not a letter or digit) that is a preset's name or an
+ * alias, case aside; -1 for none. */
+static int gpu_preset_of_name(const char *name)
+{
+    int exact = gpu_preset_index(name);
+    if (exact >= 0 || name == NULL)
+        return exact;
+    for (const char *w = name; *w != '\0';) {
+        size_t len = 0;
+        while (isalnum((unsigned char)w[len]))
+            len++;
+        for (int i = 0; len > 0 && i < COUNT(gpu_presets); i++)
+            if (word_is(w, len, gpu_presets[i].name))
+                return i;
+        for (int a = 0; len > 0 && a < COUNT(gpu_aliases); a++)
+            if (word_is(w, len, gpu_aliases[a].name))
+                return gpu_preset_index(gpu_aliases[a].preset);
+        w += len > 0 ? len : 1;
     }
-    return false;
+    return -1;
+}
+
+bool sax_preset_gpu_calibration(const char *name, double peak_flops, sax_gpu_t *out)
+{
+    int i = gpu_preset_of_name(name);
+    for (int j = 0; i < 0 && peak_flops > 0 && j < COUNT(gpu_presets); j++)
+        if (fabs(gpu_presets[j].bf16 - peak_flops) <= 0.01 * gpu_presets[j].bf16)
+            i = j;
+    if (i < 0)
+        return false;
+    out->gemm_eff_max = gpu_presets[i].eff_max;
+    out->gemm_eff_half_ai = gpu_presets[i].half_ai;
+    out->mem_eff = gpu_presets[i].mem_eff;
+    out->gemm_eff_max_fp8 = gpu_presets[i].eff_max_fp8;
+    for (int b = 0; b < SAX_ATTN_BACKEND_COUNT; b++)
+        out->attn_eff[b] = gpu_presets[i].attn[b];
+    return true;
 }
 
 int sax_preset_model_count(void) { return COUNT(model_presets); }

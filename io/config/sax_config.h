@@ -41,10 +41,12 @@ int sax_preset_gpu_count(void);
 const char *sax_preset_gpu_name(int i);
 bool sax_preset_gpu_find(const char *name, sax_gpu_t *out);
 /* Only the fitted efficiency parameters of a GPU preset (gemm_eff_max, gemm_eff_half_ai, mem_eff,
- * gemm_eff_max_fp8):
- * a GPU object without "preset" whose "name" is a preset's takes them, so that {"name": "H100",
- * "peak_flops": ...} is modelled as an H100. False for an unknown name. */
-bool sax_preset_gpu_calibration(const char *name, sax_gpu_t *out);
+ * gemm_eff_max_fp8, the attention kernels'): a GPU object without "preset" takes those of the preset
+ * its "name" refers to, so that {"name": "H100", "peak_flops": ...} is modelled as an H100. The name
+ * is the preset's, or has it as a word ("NVIDIA H100 SXM5 80GB", "A100-SXM4-80GB"), or a variant of
+ * its die (H800 and A800, the export H100 and A100; GH200); failing that, the preset of the same dense
+ * BF16 peak within 1 % (`peak_flops` > 0: the same tensor cores). False when none matches. */
+bool sax_preset_gpu_calibration(const char *name, double peak_flops, sax_gpu_t *out);
 int sax_preset_model_count(void);
 const char *sax_preset_model_name(int i);
 bool sax_preset_model_find(const char *name, sax_model_desc_t *out);

@@ -74,7 +74,7 @@ static void test_contract_eval(void **state)
     /* the file sets no efficiency; a GPU object named "A100" is modelled as the A100 preset */
     sax_gpu_t gd;
     memset(&gd, 0, sizeof gd);
-    assert_true(sax_preset_gpu_calibration("A100", &gd));
+    assert_true(sax_preset_gpu_calibration("A100", 0.0, &gd));
     assert_true(p->cluster.gpu.gemm_eff_max == gd.gemm_eff_max);
     assert_true(p->cluster.gpu.mem_eff == gd.mem_eff);
     assert_true(p->cluster.sites[0].gpu.hbm_bytes == 80 * GIB); /* the site inherits the cluster's GPU */
@@ -753,9 +753,48 @@ static void test_recompute_modules(void **state)
     assert_non_null(strstr(err.text, "parallelism.recompute_modules: expected a list of module names"));
 }
 
+/* Which preset's fitted efficiencies a GPU object without "preset" takes: by a word of its name, by an
+ * alias of the die, or by its dense BF16 peak; the A100's GEMM ceiling is 0.756 and the H100's 0.670
+ * (io/config/presets.c), the generic default 0.80 (model/defaults.c). */
+static void test_gpu_calibration_by_name(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double peak;
+        bool found;
+        double eff_max;
+    } cases[] = {
+        {"H100", 0.0, true, 0.670},
+        {"NVIDIA H100 SXM5 80GB", 0.0, true, 0.670},
+        {"h100-sxm", 0.0, true, 0.670},
+        {"A100-SXM4-80GB", 0.0, true, 0.756},
+        {"a100_40gb", 0.0, true, 0.756},
+        {"H800", 0.0, true, 0.670},              /* the export H100 */
+        {"A800 80GB", 0.0, true, 0.756},         /* the export A100 */
+        {"Hopper", 989e12, true, 0.670},         /* known by its peak */
+        {"custom", 312e12 * 1.005, true, 0.756}, /* within 1 % */
+        {"custom", 900e12, false, 0.80},         /* no preset's peak */
+        {"H1000", 0.0, false, 0.80},             /* a word, not a prefix */
+        {"MI300X", 0.0, false, 0.80},
+        {NULL, 0.0, false, 0.80},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sax_gpu_t g;
+        memset(&g, 0, sizeof g);
+        sax_gpu_set_defaults(&g);
+        bool found = sax_preset_gpu_calibration(cases[i].name, cases[i].peak, &g);
+        if (found != cases[i].found || fabs(g.gemm_eff_max - cases[i].eff_max) > 1e-12)
+            fail_msg("%s (%g FLOP/s): found %d, gemm_efficiency_max %g; expected %d, %g",
+                     cases[i].name ? cases[i].name : "(no name)", cases[i].peak, found, g.gemm_eff_max,
+                     cases[i].found, cases[i].eff_max);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_calibration_by_name),
         cmocka_unit_test(test_contract_eval),
         cmocka_unit_test(test_contract_sweep),
         cmocka_unit_test(test_presets_and_distance),
