@@ -145,9 +145,11 @@ static int run(int argc, char **argv)
                 printf("null}");
             } else {
                 printf("\"%s\", \"infeasible_detail\": ", sax_infeasible_names[r.reason]);
-                if (why[0] != '\0')
+                if (why[0] != '\0') { /* a list, as sax eval --json gives it */
+                    printf("[");
                     cli_print_json_string(stdout, why);
-                else
+                    printf("]");
+                } else
                     printf("null");
                 printf("}");
             }
@@ -242,7 +244,8 @@ const sax_command_t sax_command_validate = {
         "options:\n"
         "  --json   one JSON object: {\"cases\": [{name, family, measured_s, predicted_s, error_pct,\n"
         "           feasible, assumed (null, or {settings: {key: value}, default_memory_per_gpu_bytes,\n"
-        "           memory_per_gpu_bytes}), infeasible_reason, and for a refused case infeasible_detail}],\n"
+        "           memory_per_gpu_bytes}), infeasible_reason, and for a refused case\n"
+        "           infeasible_detail: [the check it fails], a list as sax eval --json gives it}],\n"
         "           cases_evaluated, cases_infeasible, cases_assumed, mean_abs_error_pct, max_abs_error_pct,\n"
         "           \"families\": [{family, cases, infeasible, mean_abs_error_pct, max_abs_error_pct}]}\n\n"
         "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"

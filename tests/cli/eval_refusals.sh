@@ -74,7 +74,7 @@ want = "training.global_batch = 250 is not a multiple of micro_batch x dp = 1 x 
 js = subprocess.run([sys.argv[1], "validate", "set.json", "--json"], capture_output=True, text=True)
 text = subprocess.run([sys.argv[1], "validate", "set.json"], capture_output=True, text=True)
 case = json.loads(js.stdout)["cases"][0]
-assert js.returncode == 1 and case["infeasible_detail"] == want, (js.returncode, case)
+assert js.returncode == 1 and case["infeasible_detail"] == [want], (js.returncode, case)
 assert "(divisibility: " + want + ")" in text.stdout, text.stdout
 PYEOF
 check "sax validate names the same check, in text and --json" test $? -eq 0
