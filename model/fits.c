@@ -108,8 +108,8 @@ typedef struct {
     unsigned free;
     sax_scratch_t *scratch;
     sax_memory_assumption_t trial; /* the levers set so far */
-    sax_memory_assumption_t *best;
-    bool *found;
+    sax_memory_assumption_t best;
+    bool found;
 } assume_t;
 
 /* Levers from `lever` on, over the configuration (p, c) that the levers before it have set, changing
@@ -126,11 +126,11 @@ static sax_status_t assume_from(assume_t *a, int lever, int changes, const sax_p
         if (changes != 0 || st != SAX_OK || !r.feasible)
             return st;
         *fits = true;
-        if (!*a->found || r.iteration_time_s < a->best->iteration_time_s) {
-            *a->best = a->trial;
-            a->best->memory_per_gpu_bytes = r.memory_per_gpu_bytes;
-            a->best->iteration_time_s = r.iteration_time_s;
-            *a->found = true;
+        if (!a->found || r.iteration_time_s < a->best.iteration_time_s) {
+            a->best = a->trial;
+            a->best.memory_per_gpu_bytes = r.memory_per_gpu_bytes;
+            a->best.iteration_time_s = r.iteration_time_s;
+            a->found = true;
         }
         return SAX_OK;
     }
@@ -161,10 +161,12 @@ sax_status_t sax_model_memory_assume(const sax_problem_t *p, const sax_candidate
     sax_status_t st = sax_model_eval(p, c, scratch, &r);
     if (st != SAX_OK || r.feasible || r.reason != SAX_INFEASIBLE_MEMORY)
         return st;
-    assume_t a = {.free = free, .scratch = scratch, .best = out, .found = found};
-    for (int changes = 1; st == SAX_OK && !*found && changes <= SAX_LEVER_COUNT; changes++) {
+    assume_t a = {.free = free, .scratch = scratch};
+    for (int changes = 1; st == SAX_OK && !a.found && changes <= SAX_LEVER_COUNT; changes++) {
         bool fits;
         st = assume_from(&a, 0, changes, p, c, &fits);
     }
+    *out = a.best;
+    *found = a.found;
     return st;
 }

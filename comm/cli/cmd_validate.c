@@ -36,11 +36,11 @@ static bool memory_refusal(const sax_case_t *cs, const sax_result_t *r, sax_scra
     return false;
 }
 
-/* The assumed settings as "key = value, key = value". */
-static void print_assumed(const sax_memory_assumption_t *a)
+/* The assumed settings as "key = value, key = value", or as the members of a JSON object. */
+static void print_assumed(const sax_memory_assumption_t *a, bool json)
 {
     for (int j = 0; j < a->n; j++)
-        printf("%s%s = %s", j ? ", " : "", sax_lever_keys[a->lever[j]], a->value[j]);
+        printf(json ? "%s\"%s\": %s" : "%s%s = %s", j ? ", " : "", sax_lever_keys[a->lever[j]], a->value[j]);
 }
 
 static int run(int argc, char **argv)
@@ -130,9 +130,7 @@ static int run(int argc, char **argv)
             printf(", \"feasible\": %s, \"assumed\": ", feasible ? "true" : "false");
             if (assumed != NULL) {
                 printf("{\"settings\": {");
-                for (int j = 0; j < assumed->n; j++)
-                    printf("%s\"%s\": %s", j ? ", " : "", sax_lever_keys[assumed->lever[j]],
-                           assumed->value[j]);
+                print_assumed(assumed, true);
                 printf("}, \"default_memory_per_gpu_bytes\": ");
                 cli_print_json_number(stdout, r.memory_per_gpu_bytes);
                 printf(", \"memory_per_gpu_bytes\": ");
@@ -157,7 +155,7 @@ static int run(int argc, char **argv)
             printf("%-28s %12.4f %12.4f %+9.2f", cases[i].name, cases[i].measured_s, predicted, err_pct);
             if (assumed != NULL) {
                 printf("  (unstated, assumed so that the run fits: ");
-                print_assumed(assumed);
+                print_assumed(assumed, false);
                 printf("; sax's defaults need %s)", why);
             }
             printf("\n");
