@@ -143,6 +143,7 @@ static sax_status_t assume_from(assume_t *a, int lever, int changes, const sax_p
     for (int k = 0; st == SAX_OK && !changed_fits; k++) {
         sax_problem_t pv = *p; /* 5 kB a level: at most SAX_LEVER_COUNT deep */
         sax_candidate_t cv = *c;
+        a->trial.step[slot] = k;
         if (!lever_value((sax_lever_t)lever, k, p, c, &pv, &cv, a->trial.value[slot]))
             break;
         st = assume_from(a, lever + 1, changes - 1, &pv, &cv, &changed_fits);
@@ -169,4 +170,28 @@ sax_status_t sax_model_memory_assume(const sax_problem_t *p, const sax_candidate
     *out = a.best;
     *found = a.found;
     return st;
+}
+
+void sax_model_memory_assumption_apply(const sax_memory_assumption_t *a, sax_problem_t *p, sax_candidate_t *c)
+{
+    for (int j = 0; j < a->n; j++) { /* in the search's order: each lever's values count from the last */
+        sax_problem_t p0 = *p;
+        sax_candidate_t c0 = *c;
+        char value[16];
+        lever_value(a->lever[j], a->step[j], &p0, &c0, p, c, value);
+    }
+}
+
+void sax_model_memory_assumption_text(const sax_memory_assumption_t *a, bool json, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n > 0)
+        buf[0] = '\0';
+    for (int j = 0; j < a->n && used < n; j++) {
+        int k = snprintf(buf + used, n - used, json ? "%s\"%s\": %s" : "%s%s = %s", j ? ", " : "",
+                         sax_lever_keys[a->lever[j]], a->value[j]);
+        if (k < 0)
+            return;
+        used += (size_t)k;
+    }
 }

@@ -783,6 +783,7 @@ typedef struct {
     int n;
     sax_lever_t lever[SAX_LEVER_COUNT];
     char value[SAX_LEVER_COUNT][16]; /* as in sax_memory_fit_t */
+    int step[SAX_LEVER_COUNT];       /* which of the lever's values (0: nearest the configuration's own) */
     double memory_per_gpu_bytes;
     double iteration_time_s;
 } sax_memory_assumption_t;
@@ -797,6 +798,14 @@ typedef struct {
  * evaluation path. */
 sax_status_t sax_model_memory_assume(const sax_problem_t *p, const sax_candidate_t *c, unsigned free,
                                      sax_scratch_t *scratch, sax_memory_assumption_t *out, bool *found);
+
+/* Sets the assumed settings on the configuration they were found for, which then evaluates to the
+ * assumption's memory and time (`sax calibrate` fits its runs so). */
+void sax_model_memory_assumption_apply(const sax_memory_assumption_t *a, sax_problem_t *p,
+                                       sax_candidate_t *c);
+
+/* The assumed settings into buf: `key = value, ...`, or with `json` the members `"key": value, ...`. */
+void sax_model_memory_assumption_text(const sax_memory_assumption_t *a, bool json, char *buf, size_t n);
 
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
 

@@ -36,13 +36,6 @@ static bool memory_refusal(const sax_case_t *cs, const sax_result_t *r, sax_scra
     return false;
 }
 
-/* The assumed settings as "key = value, key = value", or as the members of a JSON object. */
-static void print_assumed(const sax_memory_assumption_t *a, bool json)
-{
-    for (int j = 0; j < a->n; j++)
-        printf(json ? "%s\"%s\": %s" : "%s%s = %s", j ? ", " : "", sax_lever_keys[a->lever[j]], a->value[j]);
-}
-
 static int run(int argc, char **argv)
 {
     const char *path = NULL;
@@ -129,9 +122,9 @@ static int run(int argc, char **argv)
             cli_print_json_number(stdout, err_pct);
             printf(", \"feasible\": %s, \"assumed\": ", feasible ? "true" : "false");
             if (assumed != NULL) {
-                printf("{\"settings\": {");
-                print_assumed(assumed, true);
-                printf("}, \"default_memory_per_gpu_bytes\": ");
+                char settings[SAX_LEVER_COUNT * 64];
+                sax_model_memory_assumption_text(assumed, true, settings, sizeof settings);
+                printf("{\"settings\": {%s}, \"default_memory_per_gpu_bytes\": ", settings);
                 cli_print_json_number(stdout, r.memory_per_gpu_bytes);
                 printf(", \"memory_per_gpu_bytes\": ");
                 cli_print_json_number(stdout, assumed->memory_per_gpu_bytes);
@@ -154,9 +147,10 @@ static int run(int argc, char **argv)
         } else if (feasible) {
             printf("%-28s %12.4f %12.4f %+9.2f", cases[i].name, cases[i].measured_s, predicted, err_pct);
             if (assumed != NULL) {
-                printf("  (unstated, assumed so that the run fits: ");
-                print_assumed(assumed, false);
-                printf("; sax's defaults need %s)", why);
+                char settings[SAX_LEVER_COUNT * 64];
+                sax_model_memory_assumption_text(assumed, false, settings, sizeof settings);
+                printf("  (unstated, assumed so that the run fits: %s; sax's defaults need %s)", settings,
+                       why);
             }
             printf("\n");
         } else {

@@ -21,7 +21,8 @@ sax_status_t cal_holdout_evaluate(const cal_state_t *st, cal_holdout_t *h, sax_e
         return s;
     h->before_s = calloc((size_t)h->n + 1, sizeof *h->before_s);
     h->after_s = calloc((size_t)h->n + 1, sizeof *h->after_s);
-    if (h->before_s == NULL || h->after_s == NULL)
+    h->assumed = calloc((size_t)h->n + 1, sizeof *h->assumed);
+    if (h->before_s == NULL || h->after_s == NULL || h->assumed == NULL)
         return sax_error_set(err, SAX_ERR_NOMEM, "out of memory evaluating %s", st->opts->holdout_path);
     double x[SAX_LSQ_MAX_PARAMS];
     for (int j = 0; j < st->n_params; j++)
@@ -32,6 +33,8 @@ sax_status_t cal_holdout_evaluate(const cal_state_t *st, cal_holdout_t *h, sax_e
     none.n_params = 0;
     for (int i = 0; i < h->n; i++) {
         sax_error_t ignored;
+        if (cal_assume_fit(st, &h->cases[i].config, h->cases[i].stated_levers, &h->assumed[i]) != SAX_OK)
+            h->assumed[i].a.n = 0; /* cal_predict meets the same failure */
         if (cal_predict(&none, NULL, &h->cases[i].config, h->cases[i].name, &h->before_s[i], &ignored) !=
             SAX_OK)
             h->before_s[i] = NAN;
@@ -48,10 +51,40 @@ void cal_holdout_fini(cal_holdout_t *h)
         sax_dataset_free(h->cases, h->n);
     free(h->before_s);
     free(h->after_s);
+    free(h->assumed);
     memset(h, 0, sizeof *h);
 }
 
 /* ---- report --------------------------------------------------------------------------------- */
+
+/* Under a run's line: the unstated settings assumed so that it fits, if any. */
+static void text_assumed(const cal_assumed_t *as, FILE *out)
+{
+    if (as->a.n == 0)
+        return;
+    char settings[SAX_LEVER_COUNT * 64];
+    sax_model_memory_assumption_text(&as->a, false, settings, sizeof settings);
+    fprintf(out, "    (unstated, assumed so that the run fits: %s; the configured settings need %.1f GiB)\n",
+            settings, as->default_memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0));
+}
+
+/* The same as `sax validate --json` gives it: {settings, default_memory_per_gpu_bytes,
+ * memory_per_gpu_bytes}, or null. */
+static cJSON *json_assumed(const cal_assumed_t *as)
+{
+    if (as->a.n == 0)
+        return cJSON_CreateNull();
+    char settings[SAX_LEVER_COUNT * 64 + 2];
+    settings[0] = '{';
+    sax_model_memory_assumption_text(&as->a, true, settings + 1, sizeof settings - 2);
+    strcat(settings, "}");
+    cJSON *o = cJSON_CreateObject();
+    cJSON *members = cJSON_Parse(settings);
+    cJSON_AddItemToObject(o, "settings", members != NULL ? members : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "default_memory_per_gpu_bytes", as->default_memory_per_gpu_bytes);
+    cJSON_AddNumberToObject(o, "memory_per_gpu_bytes", as->a.memory_per_gpu_bytes);
+    return o;
+}
 
 typedef struct {
     double mean_abs, max_abs;
@@ -290,6 +323,7 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
             fprintf(out, "  %-44.44s %11.4g %11.4g %8.2f%% %11.4g %8.2f%%\n", r->name, r->measured_s,
                     r->fitted_s, 100.0 * (r->fitted_s / r->measured_s - 1.0), r->heldout_s,
                     100.0 * (r->heldout_s / r->measured_s - 1.0));
+            text_assumed(&r->assumed, out);
         }
         fprintf(
             out,
@@ -309,6 +343,7 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
             fprintf(out, "  %-44.44s %11.4g %11.4g %8.2f%% %11.4g %8.2f%%\n", h->cases[i].name, ms,
                     h->before_s[i], 100.0 * (h->before_s[i] / ms - 1.0), h->after_s[i],
                     100.0 * (h->after_s[i] / ms - 1.0));
+            text_assumed(&h->assumed[i], out);
         }
         fprintf(out, "  mean |error| before %.2f%% (max %.2f%%), after calibration %.2f%% (max %.2f%%)\n",
                 100.0 * b.mean_abs, 100.0 * b.max_abs, 100.0 * a.mean_abs, 100.0 * a.max_abs);
@@ -495,6 +530,7 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
             cJSON_AddItemToObject(o, "start_s", json_num(r->usable ? r->start_s : NAN));
             cJSON_AddItemToObject(o, "fitted_s", json_num(r->fitted_s));
             cJSON_AddItemToObject(o, "heldout_s", json_num(r->heldout_s));
+            cJSON_AddItemToObject(o, "assumed", json_assumed(&r->assumed));
             cJSON_AddItemToArray(cs, o);
             if (r->usable) {
                 stats_add(&before, r->start_s, r->measured_s);
@@ -520,6 +556,7 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
             cJSON_AddItemToObject(o, "measured_s", json_num(h->cases[i].measured_s));
             cJSON_AddItemToObject(o, "before_s", json_num(h->before_s[i]));
             cJSON_AddItemToObject(o, "after_s", json_num(h->after_s[i]));
+            cJSON_AddItemToObject(o, "assumed", json_assumed(&h->assumed[i]));
             cJSON_AddItemToArray(cs, o);
             stats_add(&b, h->before_s[i], h->cases[i].measured_s);
             stats_add(&a, h->after_s[i], h->cases[i].measured_s);

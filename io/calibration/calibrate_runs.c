@@ -113,6 +113,25 @@ sax_status_t cal_predict(const cal_state_t *st, const double *x, const sax_confi
     return SAX_OK;
 }
 
+sax_status_t cal_assume_fit(const cal_state_t *st, sax_config_t *cfg, unsigned stated, cal_assumed_t *out)
+{
+    memset(out, 0, sizeof *out);
+    sax_result_t r;
+    sax_status_t s = sax_model_eval(&cfg->problem, &cfg->candidate, st->scratch, &r);
+    if (s != SAX_OK || r.feasible || r.reason != SAX_INFEASIBLE_MEMORY)
+        return s;
+    bool found = false;
+    unsigned open = ~stated & ((1u << SAX_LEVER_COUNT) - 1);
+    s = sax_model_memory_assume(&cfg->problem, &cfg->candidate, open, st->scratch, &out->a, &found);
+    if (s != SAX_OK || !found) {
+        out->a.n = 0;
+        return s;
+    }
+    out->default_memory_per_gpu_bytes = r.memory_per_gpu_bytes;
+    sax_model_memory_assumption_apply(&out->a, &cfg->problem, &cfg->candidate);
+    return SAX_OK;
+}
+
 /* The runs a fit uses: every usable run except those of fold `skip` (-1: none). */
 typedef struct {
     const cal_state_t *st;
@@ -267,12 +286,15 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
     for (int j = 0; j < st->n_params; j++)
         start[j] = st->params[j].start;
 
-    /* Runs the model cannot run at the start values take no part (reported). */
+    /* Runs the model cannot run at the start values, even with their unstated settings assumed, take no
+     * part (reported). */
     int usable = 0;
     sax_error_t first_unusable = {{0}};
     for (int i = 0; i < st->n_runs; i++) {
         sax_error_t why = {{0}};
         cal_run_t *run = &st->runs[i];
+        if (cal_assume_fit(st, &run->cfg, run->stated, &run->assumed) != SAX_OK)
+            run->assumed.a.n = 0; /* cal_predict meets the same failure and says what it is */
         run->usable = cal_predict(st, start, &run->cfg, run->label, &run->start_s, &why) == SAX_OK;
         run->fitted_s = run->heldout_s = NAN;
         if (run->usable)

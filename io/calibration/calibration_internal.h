@@ -83,10 +83,19 @@ typedef struct {
     bool determined, at_bound;
 } cal_param_t;
 
+/* The settings a measured run leaves unstated, assumed as `sax validate` assumes them when the
+ * configured ones overfill its GPUs (a.n = 0: none assumed). */
+typedef struct {
+    sax_memory_assumption_t a;
+    double default_memory_per_gpu_bytes; /* what the configured settings need */
+} cal_assumed_t;
+
 typedef struct {
     char label[128]; /* "runs[3] (name)" */
     char name[64];
-    sax_config_t cfg;
+    sax_config_t cfg; /* with the assumed settings set */
+    unsigned stated;  /* sax_config_stated_levers of its config */
+    cal_assumed_t assumed;
     double measured_s;
     bool usable;                         /* feasible under the model at the start values */
     double start_s, fitted_s, heldout_s; /* predictions: start values, all-run fit, k-fold held out */
@@ -145,11 +154,17 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err);
 sax_status_t cal_predict(const cal_state_t *st, const double *x, const sax_config_t *cfg, const char *label,
                          double *time_s, sax_error_t *err);
 
+/* A run that its configured settings leave refused for memory: the settings it does not state
+ * (`stated`, bit l for sax_lever_keys[l]) are assumed so that it fits, as `sax validate` does, and set
+ * on cfg (memory does not depend on the fitted parameters, so once is enough). */
+sax_status_t cal_assume_fit(const cal_state_t *st, sax_config_t *cfg, unsigned stated, cal_assumed_t *out);
+
 /* The cases of a --holdout dataset and their predictions. */
 typedef struct {
     int n;
     sax_case_t *cases;
     double *before_s, *after_s; /* as configured / calibrated; NAN: infeasible under the model */
+    cal_assumed_t *assumed;
 } cal_holdout_t;
 
 /* calibrate_files.c: cJSON's printed text with its tab layout as spaces. */

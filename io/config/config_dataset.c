@@ -17,8 +17,7 @@ static bool known(const char *const *keys, int n, const char *key)
     return false;
 }
 
-/* Which of the settings that trade time for memory (sax_lever_keys, "section.key") the config states. */
-static unsigned stated_levers(const cJSON *config)
+unsigned sax_config_stated_levers(const cJSON *config)
 {
     unsigned mask = 0;
     for (int l = 0; l < SAX_LEVER_COUNT; l++) {
@@ -89,7 +88,7 @@ static sax_status_t parse_case(cf_ctx_t *ctx, const cJSON *c, sax_case_t *out)
         return cf_fail(ctx, "missing required key (expected a full sax configuration)");
     sax_status_t st = sax_config_from_json(config, ctx->file, ctx->path, &out->config, ctx->err);
     cf_pop(ctx, mark);
-    out->stated_levers = stated_levers(config);
+    out->stated_levers = sax_config_stated_levers(config);
     return st;
 }
 

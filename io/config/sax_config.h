@@ -81,6 +81,10 @@ sax_status_t sax_config_parse(const char *json_text, const char *name_for_messag
 struct cJSON;
 sax_status_t sax_config_from_json(const struct cJSON *obj, const char *file, const char *path_prefix,
                                   sax_config_t *cfg, sax_error_t *err);
+/* Which of the settings that trade time for memory (sax_lever_keys, "section.key") a configuration's
+ * JSON states: bit l for sax_lever_keys[l]. A measured run's others are open to assume (`sax validate`,
+ * `sax calibrate`: sax_model_memory_assume). */
+unsigned sax_config_stated_levers(const struct cJSON *config);
 /* Parses JSON text (the one reader of every input file: configurations, datasets, measurements).
  * SAX_ERR_INPUT with "<name>:LINE:COL: ..." for a syntax error, and with "<name>: <path>: expected
  * each key once ..." for a key repeated in any object (cJSON would keep both and use the first).

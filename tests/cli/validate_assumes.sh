@@ -5,7 +5,8 @@
 # GPUs; the run fitted, so validate assumes the unstated setting that makes it fit and predicts the
 # time `sax eval` gives with that setting written in. With the gradients' and the optimizer's precision
 # stated as Megatron-LM's defaults, nothing that would make it fit is open: the case stays refused and
-# says what would fit. A case that fits assumes nothing.
+# says what would fit. A case that fits assumes nothing. `sax calibrate` assumes the same of the runs
+# it fits and of its --holdout cases: the 340B run is used, at the start values at sax eval's time.
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -28,6 +29,12 @@ stated["config"]["training"].update(grad_reduce_dtype="fp32", optimizer_moments_
 fits = copy.deepcopy(row)
 fits["name"] = "as-run"
 json.dump({"cases": [unstated, stated, fits]}, open("set.json", "w"))
+rows = json.load(open(sys.argv[1]))["cases"]
+fitted = [c for c in rows if c["family"] == row["family"] and c["name"] != row["name"]][:4]
+json.dump({"cases": fitted + [unstated]}, open("runs.json", "w"))
+json.dump({"runs": "runs.json"}, open("measurements.json", "w"))
+json.dump({"cases": [unstated]}, open("holdout.json", "w"))
+json.dump(unstated["config"], open("cluster.json", "w"))
 cfg = copy.deepcopy(unstated["config"])
 cfg["training"]["grad_reduce_dtype"] = "bf16"
 json.dump(cfg, open("assumed.json", "w"))
@@ -61,4 +68,22 @@ assert v["cases_assumed"] == 1 and v["cases_infeasible"] == 1 and v["cases_evalu
 print("assumed", u["assumed"]["settings"], "predicted", u["predicted_s"])
 PYEOF
 check "the JSON states the assumption and matches sax eval" test $? -eq 0
+
+"$SAX" calibrate measurements.json -c cluster.json -o calibrated.json --holdout holdout.json --json \
+    > cal.out 2>> set.err
+check "calibrate fits runs with an unstated setting" test $? -eq 0
+"$PY" - cal.out assumed.out <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+run = next(r for r in c["runs"]["cases"] if r["name"] == "unstated")
+assert run["used"] is True, run
+assert run["assumed"]["settings"] == {"training.grad_reduce_dtype": "bf16"}, run
+assert abs(run["start_s"] - e["iteration_time_s"]) <= 1e-9 * e["iteration_time_s"], (run, e["iteration_time_s"])
+assert all(r["assumed"] is None for r in c["runs"]["cases"] if r["name"] != "unstated")
+held = c["holdout"]["cases"][0]
+assert held["assumed"] == run["assumed"], held
+assert abs(held["before_s"] - e["iteration_time_s"]) <= 1e-9 * e["iteration_time_s"], held
+PYEOF
+check "calibrate uses the run with the setting validate assumes, and says so" test $? -eq 0
 check_summary validate_assumes

@@ -221,6 +221,11 @@ static void test_what_validate_assumes(void **state)
     assert_string_equal(a.value[0], "\"bf16\"");
     close_to(a.memory_per_gpu_bytes, 10.0 * P0 + 2940207104.0 * 89.0 / 12.0 + 3.0 * GIB,
              "fp8, bf16 gradients");
+    char text[256];
+    sax_model_memory_assumption_text(&a, false, text, sizeof text);
+    assert_string_equal(text, "training.grad_reduce_dtype = \"bf16\"");
+    sax_model_memory_assumption_text(&a, true, text, sizeof text);
+    assert_string_equal(text, "\"training.grad_reduce_dtype\": \"bf16\"");
     assert_int_equal(sax_model_memory_assume(&pb, c, 0, scratch, &a, &found), SAX_OK);
     assert_false(found); /* nothing open */
 
@@ -234,6 +239,15 @@ static void test_what_validate_assumes(void **state)
     for (int j = 0; j < 2; j++)
         assert_true(optimizer & (1u << a.lever[j]));
     close_to(a.memory_per_gpu_bytes, 8.0 * P0 + 3732930560.0 * 89.0 / 12.0 + 3.0 * GIB, "bf16, two halvings");
+    /* written into the configuration (as sax calibrate does), the two settings give that memory */
+    sax_problem_t pa = pb;
+    sax_candidate_t ca = *c;
+    sax_model_memory_assumption_apply(&a, &pa, &ca);
+    sax_result_t r;
+    assert_int_equal(sax_model_eval(&pa, &ca, scratch, &r), SAX_OK);
+    assert_true(r.feasible);
+    close_to(r.memory_per_gpu_bytes, 8.0 * P0 + 3732930560.0 * 89.0 / 12.0 + 3.0 * GIB, "applied");
+    assert_true(r.iteration_time_s == a.iteration_time_s);
 
     sax_memory_fit_t fits[SAX_LEVER_COUNT];
     int n_fits = 0;
