@@ -8,8 +8,53 @@
 /* Sets value k (0, 1, ...) of `lever` on copies of the problem and candidate, nearest the
  * configuration's own value first; false when the lever has no value k here (already as low on
  * memory as it goes, or not allowed: offloading needs PP 1 and no recomputation, as Megatron-Core). */
+/* The transformer layers stage s holds with the candidate's layer split "uniform" and no first/last
+ * stage layers set: the pp x vpp virtual stages equal, the first ones one more where they do not
+ * divide the layers, virtual stage k on stage k mod pp. */
+static int uniform_stage_layers(int layers, const sax_candidate_t *c, int s)
+{
+    int v = c->pp * c->vpp, per = layers / v, extra = layers % v, n = 0;
+    for (int j = 0; j < c->vpp; j++)
+        n += per + (s + j * c->pp < extra);
+    return n;
+}
+
+/* Value k of the modules recomputed under selective recomputation: Megatron-Core's default (the
+ * attention core) or the configuration's own, widened by the next k + 1 of the modules this model has,
+ * in the order the norms, MLA's up-projections, the experts' activation. */
+static bool more_modules(int k, const sax_problem_t *p0, const sax_candidate_t *c0, sax_candidate_t *c,
+                         char value[SAX_LEVER_VALUE_LEN])
+{
+    static const sax_recompute_module_t order[] = {
+        SAX_RECOMPUTE_MODULE_LAYERNORM, SAX_RECOMPUTE_MODULE_MLA_UP_PROJ, SAX_RECOMPUTE_MODULE_MOE_ACT};
+    if (c0->recompute != SAX_RECOMPUTE_SELECTIVE)
+        return false;
+    unsigned m = c0->recompute_modules != 0 ? c0->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+    int added = 0;
+    for (int i = 0; i < (int)(sizeof order / sizeof order[0]) && added <= k; i++) {
+        bool has = order[i] == SAX_RECOMPUTE_MODULE_LAYERNORM ||
+                   (order[i] == SAX_RECOMPUTE_MODULE_MLA_UP_PROJ && p0->model.kv_lora_rank > 0) ||
+                   (order[i] == SAX_RECOMPUTE_MODULE_MOE_ACT && p0->model.experts > 0);
+        if (has && !(m & (1u << order[i]))) {
+            m |= 1u << order[i];
+            added++;
+        }
+    }
+    if (added <= k)
+        return false;
+    c->recompute_modules = m;
+    size_t used = (size_t)snprintf(value, SAX_LEVER_VALUE_LEN, "[");
+    for (int i = 0; i < SAX_RECOMPUTE_MODULE_COUNT && used < SAX_LEVER_VALUE_LEN; i++)
+        if (m & (1u << i))
+            used += (size_t)snprintf(value + used, SAX_LEVER_VALUE_LEN - used, "%s\"%s\"",
+                                     used > 1 ? ", " : "", sax_recompute_module_names[i]);
+    if (used < SAX_LEVER_VALUE_LEN)
+        snprintf(value + used, SAX_LEVER_VALUE_LEN - used, "]");
+    return true;
+}
+
 static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const sax_candidate_t *c0,
-                        sax_problem_t *p, sax_candidate_t *c, char value[16])
+                        sax_problem_t *p, sax_candidate_t *c, char value[SAX_LEVER_VALUE_LEN])
 {
     sax_training_t *t = &p->training;
     const sax_training_t *t0 = &p0->training;
@@ -20,7 +65,7 @@ static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const
         if (v >= SAX_RECOMPUTE_COUNT)
             return false;
         c->recompute = (sax_recompute_t)v;
-        snprintf(value, 16, "\"%s\"", sax_recompute_names[v]);
+        snprintf(value, SAX_LEVER_VALUE_LEN, "\"%s\"", sax_recompute_names[v]);
         return true;
     case SAX_LEVER_MICRO_BATCH:
         v = c0->micro_batch - 1 - k;
@@ -41,7 +86,7 @@ static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const
         if (k > 0 || *d == SAX_GRAD_DTYPE_BF16)
             return false;
         *d = SAX_GRAD_DTYPE_BF16;
-        snprintf(value, 16, "\"%s\"", sax_grad_dtype_names[SAX_GRAD_DTYPE_BF16]);
+        snprintf(value, SAX_LEVER_VALUE_LEN, "\"%s\"", sax_grad_dtype_names[SAX_GRAD_DTYPE_BF16]);
         return true;
     }
     case SAX_LEVER_MASTER:
@@ -50,7 +95,7 @@ static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const
         if (k > 0 || !*b)
             return false;
         *b = false;
-        snprintf(value, 16, "false");
+        snprintf(value, SAX_LEVER_VALUE_LEN, "false");
         return true;
     }
     case SAX_LEVER_OFFLOAD:
@@ -59,9 +104,25 @@ static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const
             return false;
         t->offload_activation_layers = v;
         break;
+    case SAX_LEVER_RECOMPUTE_MODULES: return more_modules(k, p0, c0, c, value);
+    case SAX_LEVER_FIRST_LAYERS:
+    case SAX_LEVER_LAST_LAYERS: {
+        /* one or two layers fewer than the stage holds; the others split the rest evenly (or refuse) */
+        bool first = lever == SAX_LEVER_FIRST_LAYERS;
+        int own = first ? c0->first_stage_layers : c0->last_stage_layers;
+        if (c0->pp < 2 || c0->n_layout > 0 || c0->layer_split != SAX_LAYER_SPLIT_UNIFORM || k > 1)
+            return false;
+        if (own == 0)
+            own = uniform_stage_layers(p0->model.layers, c0, first ? 0 : c0->pp - 1);
+        v = own - 1 - k;
+        if (v < 1)
+            return false;
+        *(first ? &c->first_stage_layers : &c->last_stage_layers) = v;
+        break;
+    }
     default: return false;
     }
-    snprintf(value, 16, "%d", v);
+    snprintf(value, SAX_LEVER_VALUE_LEN, "%d", v);
     return true;
 }
 
@@ -76,7 +137,7 @@ sax_status_t sax_model_memory_fits(const sax_problem_t *p, const sax_candidate_t
     for (int lever = 0; lever < SAX_LEVER_COUNT; lever++) {
         sax_problem_t pv; /* 5 kB */
         sax_candidate_t cv;
-        char value[16];
+        char value[SAX_LEVER_VALUE_LEN];
         for (int k = 0;; k++) {
             pv = *p;
             cv = *c;
@@ -177,7 +238,7 @@ void sax_model_memory_assumption_apply(const sax_memory_assumption_t *a, sax_pro
     for (int j = 0; j < a->n; j++) { /* in the search's order: each lever's values count from the last */
         sax_problem_t p0 = *p;
         sax_candidate_t c0 = *c;
-        char value[16];
+        char value[SAX_LEVER_VALUE_LEN];
         lever_value(a->lever[j], a->step[j], &p0, &c0, p, c, value);
     }
 }

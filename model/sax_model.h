@@ -745,7 +745,9 @@ void sax_model_refusal(const sax_problem_t *p, const sax_candidate_t *c, char *w
 
 /* The settings that trade time for memory without changing the parallel degrees, each a configuration
  * key: recomputation, a smaller micro-batch, deeper ZeRO sharding, the optimizer's and the gradients'
- * precision, dropout, and moving activations to CPU memory (docs/cost-model.md section 8). */
+ * precision, dropout, moving activations to CPU memory (docs/cost-model.md section 8), more modules
+ * recomputed under selective recomputation, and a layer or two fewer on the first or the last pipeline
+ * stage (Megatron-LM's --decoder-first/last-pipeline-num-layers). */
 #define SAX_LEVER_LIST(X)                                                                                    \
     X(SAX_LEVER_RECOMPUTE, "parallelism.recompute")                                                          \
     X(SAX_LEVER_MICRO_BATCH, "parallelism.micro_batch")                                                      \
@@ -754,18 +756,23 @@ void sax_model_refusal(const sax_problem_t *p, const sax_candidate_t *c, char *w
     X(SAX_LEVER_MASTER, "training.master_weights")                                                           \
     X(SAX_LEVER_GRADS, "training.grad_reduce_dtype")                                                         \
     X(SAX_LEVER_DROPOUT, "training.dropout")                                                                 \
-    X(SAX_LEVER_OFFLOAD, "training.offload_activation_layers")
+    X(SAX_LEVER_OFFLOAD, "training.offload_activation_layers")                                               \
+    X(SAX_LEVER_RECOMPUTE_MODULES, "parallelism.recompute_modules")                                          \
+    X(SAX_LEVER_FIRST_LAYERS, "parallelism.decoder_first_pipeline_num_layers")                               \
+    X(SAX_LEVER_LAST_LAYERS, "parallelism.decoder_last_pipeline_num_layers")
 #define SAX_ENUM_MEMBER(name, str) name,
 typedef enum { SAX_LEVER_LIST(SAX_ENUM_MEMBER) SAX_LEVER_COUNT } sax_lever_t;
 #undef SAX_ENUM_MEMBER
 extern const char *const sax_lever_keys[SAX_LEVER_COUNT];
 
 /* One setting that alone brings the configuration under its GPUs' HBM. */
+#define SAX_LEVER_VALUE_LEN 64
 typedef struct {
     sax_lever_t lever;
-    char value[16];              /* the key's value as JSON: "\"full\"", "2", "false" */
-    double memory_per_gpu_bytes; /* the fullest GPU with it */
-    double iteration_time_s;     /* the iteration with it */
+    char
+        value[SAX_LEVER_VALUE_LEN]; /* the key's value as JSON: "\"full\"", "2", "false", "[\"layernorm\"]" */
+    double memory_per_gpu_bytes;    /* the fullest GPU with it */
+    double iteration_time_s;        /* the iteration with it */
 } sax_memory_fit_t;
 
 /* For a configuration infeasible for memory: each lever that alone makes it feasible, at the value
@@ -782,8 +789,8 @@ sax_status_t sax_model_memory_fits(const sax_problem_t *p, const sax_candidate_t
 typedef struct {
     int n;
     sax_lever_t lever[SAX_LEVER_COUNT];
-    char value[SAX_LEVER_COUNT][16]; /* as in sax_memory_fit_t */
-    int step[SAX_LEVER_COUNT];       /* which of the lever's values (0: nearest the configuration's own) */
+    char value[SAX_LEVER_COUNT][SAX_LEVER_VALUE_LEN]; /* as in sax_memory_fit_t */
+    int step[SAX_LEVER_COUNT]; /* which of the lever's values (0: nearest the configuration's own) */
     double memory_per_gpu_bytes;
     double iteration_time_s;
 } sax_memory_assumption_t;

@@ -315,8 +315,9 @@ void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits)
 {
     if (n_fits == 0) {
         fputs(
-            "  no one setting of recomputation, micro-batch, ZeRO, optimizer or gradient precision, dropout or\n"
-            "  activation offloading makes it fit: it needs more GPUs for its model state or fewer tokens a GPU\n",
+            "  no one setting of recomputation (or its modules), micro-batch, ZeRO, optimizer or gradient\n"
+            "  precision, dropout, activation offloading or first/last stage layers makes it fit: it needs more\n"
+            "  GPUs for its model state or fewer tokens a GPU\n",
             f);
         return;
     }

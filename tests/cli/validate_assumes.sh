@@ -7,6 +7,10 @@
 # stated as Megatron-LM's defaults, nothing that would make it fit is open: the case stays refused and
 # says what would fit. A case that fits assumes nothing. `sax calibrate` assumes the same of the runs
 # it fits and of its --holdout cases: the 340B run is used, at the start values at sax eval's time.
+# DeepSeek-V3 on 2048 H800s (selective recomputation, DualPipe over 16 stages) written without its
+# recomputed modules and its first and last stages' layers overfills the GPUs with Megatron's defaults
+# (the attention core alone, 61 layers split 4 x 13 + 3 x 3): validate assumes wider recomputation and
+# an uneven split, and the time is sax eval's with those settings written in.
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -35,6 +39,10 @@ json.dump({"cases": fitted + [unstated]}, open("runs.json", "w"))
 json.dump({"runs": "runs.json"}, open("measurements.json", "w"))
 json.dump({"cases": [unstated]}, open("holdout.json", "w"))
 json.dump(unstated["config"], open("cluster.json", "w"))
+ds = copy.deepcopy(next(c for c in rows if c["name"] == "deepseek-v3-2048-h800"))
+for key in ("recompute_modules", "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers"):
+    del ds["config"]["parallelism"][key]
+json.dump({"cases": [ds]}, open("deepseek.json", "w"))
 cfg = copy.deepcopy(unstated["config"])
 cfg["training"]["grad_reduce_dtype"] = "bf16"
 json.dump(cfg, open("assumed.json", "w"))
@@ -86,4 +94,33 @@ assert held["assumed"] == run["assumed"], held
 assert abs(held["before_s"] - e["iteration_time_s"]) <= 1e-9 * e["iteration_time_s"], held
 PYEOF
 check "calibrate uses the run with the setting validate assumes, and says so" test $? -eq 0
+
+"$SAX" validate deepseek.json --json > ds.out 2>> set.err
+check "a run with its recomputed modules and stage layers unstated is evaluated" test $? -eq 0
+"$PY" - ds.out deepseek.json <<'PYEOF'
+import json, sys
+case = json.load(open(sys.argv[1]))["cases"][0]
+assert case["feasible"] is True, case
+settings = case["assumed"]["settings"]
+assert "parallelism.recompute_modules" in settings, settings
+assert "layernorm" in settings["parallelism.recompute_modules"], settings
+cfg = json.load(open(sys.argv[2]))["cases"][0]["config"]
+for key, value in settings.items():
+    section, name = key.split(".")
+    cfg[section][name] = value
+json.dump(cfg, open("ds-assumed.json", "w"))
+PYEOF
+check "its assumed settings are wider recomputation" test $? -eq 0
+"$SAX" eval ds-assumed.json --json > ds-eval.out 2>> set.err
+check "the configuration with them written evaluates" test $? -eq 0
+"$PY" - ds.out ds-eval.out <<'PYEOF'
+import json, sys
+case = json.load(open(sys.argv[1]))["cases"][0]
+e = json.load(open(sys.argv[2]))
+assert e["feasible"] is True, e
+assert abs(case["predicted_s"] - e["iteration_time_s"]) <= 1e-9 * e["iteration_time_s"], (case, e)
+assert abs(case["assumed"]["memory_per_gpu_bytes"] - e["memory_per_gpu_bytes"]) <= 1e-9 * e["memory_per_gpu_bytes"]
+assert e["memory_per_gpu_bytes"] <= 80 * 2**30
+PYEOF
+check "and gives the time and memory validate assumed" test $? -eq 0
 check_summary validate_assumes

@@ -261,6 +261,24 @@ static void test_what_validate_assumes(void **state)
     assert_string_equal(a.value[0], fits[0].value);
     assert_true(a.iteration_time_s == fits[0].iteration_time_s);
 
+    /* Stated selective recomputation (the attention core: nothing under flash attention) with its modules
+     * and the gradients' dtype open. The norms recomputed drop their 4h-byte outputs: 28.3333h -> 24.3333h
+     * = 448,512 B a token and layer, 4096 x 12 x 448,512 / 8 = 2,755,657,728 a micro-batch on the last
+     * stage, + 524,288,000 of logits. Alone that leaves 12 P0 + 3,279,945,728 x 89/12 + 3 GiB = 90.15 GiB
+     * and bf16 gradients alone 82.5 GiB: both are assumed, to 10 P0 + ... = 85,255,536,781 B = 79.40 GiB.
+     */
+    sax_candidate_t cs = *c;
+    cs.recompute = SAX_RECOMPUTE_SELECTIVE;
+    const unsigned modules = grads | 1u << SAX_LEVER_RECOMPUTE_MODULES;
+    assert_int_equal(sax_model_memory_assume(&pb, &cs, modules, scratch, &a, &found), SAX_OK);
+    assert_true(found);
+    assert_int_equal(a.n, 2);
+    assert_int_equal(a.lever[0], SAX_LEVER_GRADS);
+    assert_int_equal(a.lever[1], SAX_LEVER_RECOMPUTE_MODULES);
+    assert_string_equal(a.value[1], "[\"core_attn\", \"layernorm\"]");
+    close_to(a.memory_per_gpu_bytes, 10.0 * P0 + 3279945728.0 * 89.0 / 12.0 + 3.0 * GIB,
+             "bf16, norms recomputed");
+
     /* a configuration that fits assumes nothing */
     assert_int_equal(sax_model_memory_assume(&cases[i].config.problem, c, (1u << SAX_LEVER_COUNT) - 1,
                                              scratch, &a, &found),
