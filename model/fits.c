@@ -5,9 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Sets value k (0, 1, ...) of `lever` on copies of the problem and candidate, nearest the
- * configuration's own value first; false when the lever has no value k here (already as low on
- * memory as it goes, or not allowed: offloading needs PP 1 and no recomputation, as Megatron-Core). */
 /* The transformer layers stage s holds with the candidate's layer split "uniform" and no first/last
  * stage layers set: the pp x vpp virtual stages equal, the first ones one more where they do not
  * divide the layers, virtual stage k on stage k mod pp. */
@@ -53,6 +50,9 @@ static bool more_modules(int k, const sax_problem_t *p0, const sax_candidate_t *
     return true;
 }
 
+/* Sets value k (0, 1, ...) of `lever` on copies of the problem and candidate, nearest the
+ * configuration's own value first; false when the lever has no value k here (already as low on
+ * memory as it goes, or not allowed: offloading needs PP 1 and no recomputation, as Megatron-Core). */
 static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const sax_candidate_t *c0,
                         sax_problem_t *p, sax_candidate_t *c, char value[SAX_LEVER_VALUE_LEN])
 {

@@ -811,7 +811,9 @@ sax_status_t sax_model_memory_assume(const sax_problem_t *p, const sax_candidate
 void sax_model_memory_assumption_apply(const sax_memory_assumption_t *a, sax_problem_t *p,
                                        sax_candidate_t *c);
 
-/* The assumed settings into buf: `key = value, ...`, or with `json` the members `"key": value, ...`. */
+/* The assumed settings into buf: `key = value, ...`, or with `json` the members `"key": value, ...`;
+ * SAX_ASSUMPTION_TEXT_LEN bytes hold any. */
+#define SAX_ASSUMPTION_TEXT_LEN (SAX_LEVER_COUNT * (64 + SAX_LEVER_VALUE_LEN))
 void sax_model_memory_assumption_text(const sax_memory_assumption_t *a, bool json, char *buf, size_t n);
 
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */

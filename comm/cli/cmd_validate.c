@@ -122,7 +122,7 @@ static int run(int argc, char **argv)
             cli_print_json_number(stdout, err_pct);
             printf(", \"feasible\": %s, \"assumed\": ", feasible ? "true" : "false");
             if (assumed != NULL) {
-                char settings[SAX_LEVER_COUNT * 64];
+                char settings[SAX_ASSUMPTION_TEXT_LEN];
                 sax_model_memory_assumption_text(assumed, true, settings, sizeof settings);
                 printf("{\"settings\": {%s}, \"default_memory_per_gpu_bytes\": ", settings);
                 cli_print_json_number(stdout, r.memory_per_gpu_bytes);
@@ -147,7 +147,7 @@ static int run(int argc, char **argv)
         } else if (feasible) {
             printf("%-28s %12.4f %12.4f %+9.2f", cases[i].name, cases[i].measured_s, predicted, err_pct);
             if (assumed != NULL) {
-                char settings[SAX_LEVER_COUNT * 64];
+                char settings[SAX_ASSUMPTION_TEXT_LEN];
                 sax_model_memory_assumption_text(assumed, false, settings, sizeof settings);
                 printf("  (unstated, assumed so that the run fits: %s; sax's defaults need %s)", settings,
                        why);

@@ -62,7 +62,7 @@ static void text_assumed(const cal_assumed_t *as, FILE *out)
 {
     if (as->a.n == 0)
         return;
-    char settings[SAX_LEVER_COUNT * 64];
+    char settings[SAX_ASSUMPTION_TEXT_LEN];
     sax_model_memory_assumption_text(&as->a, false, settings, sizeof settings);
     fprintf(out, "    (unstated, assumed so that the run fits: %s; the configured settings need %.1f GiB)\n",
             settings, as->default_memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0));
@@ -74,7 +74,7 @@ static cJSON *json_assumed(const cal_assumed_t *as)
 {
     if (as->a.n == 0)
         return cJSON_CreateNull();
-    char settings[SAX_LEVER_COUNT * 64 + 2];
+    char settings[SAX_ASSUMPTION_TEXT_LEN + 2];
     settings[0] = '{';
     sax_model_memory_assumption_text(&as->a, true, settings + 1, sizeof settings - 2);
     strcat(settings, "}");
