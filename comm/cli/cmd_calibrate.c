@@ -37,6 +37,8 @@ static int run(int argc, char **argv)
                                            "--folds: expected an integer from 2 to 100");
             opts.folds = (int)k;
             i++;
+        } else if (strcmp(a, "--leave-family-out") == 0) {
+            opts.leave_family_out = true;
         } else if (strcmp(a, "--partial") == 0) {
             opts.partial = true;
         } else if (strcmp(a, "--json") == 0) {
@@ -51,6 +53,9 @@ static int run(int argc, char **argv)
     }
     if (opts.measurements_path == NULL)
         return sax_cli_usage_error(&sax_command_calibrate, "expected MEASUREMENTS.json");
+    if (opts.leave_family_out && opts.folds > 0)
+        return sax_cli_usage_error(&sax_command_calibrate,
+                                   "--folds and --leave-family-out: expected one of them");
     if (opts.config_path == NULL)
         return sax_cli_usage_error(&sax_command_calibrate, "expected -c CONFIG.json");
     if (opts.output_path == NULL)
@@ -76,8 +81,9 @@ static int run(int argc, char **argv)
 
 const sax_command_t sax_command_calibrate = {
     .name = "calibrate",
-    .synopsis = "MEASUREMENTS.json -c CONFIG.json -o CALIBRATED.json [--holdout DATASET.json] [--folds K] "
-                "[--partial] [--json]",
+    .synopsis =
+        "MEASUREMENTS.json -c CONFIG.json -o CALIBRATED.json [--holdout DATASET.json] [--folds K | --leave-family-out] "
+        "[--partial] [--json]",
     .summary = "fit model parameters to measurements (PETSc least squares)",
     .help =
         "Fits the cost model to a cluster's own measurements and writes CALIBRATED.json: CONFIG.json with\n"
@@ -113,6 +119,9 @@ const sax_command_t sax_command_calibrate = {
         "  --holdout DATASET     also predict the cases of a dataset (the `sax validate` format) before\n"
         "                        and after calibration\n"
         "  --folds K             folds of the cross-validation (default min(5, runs))\n"
+        "  --leave-family-out    cross-validate by family instead: each run's `family` (a run without\n"
+        "                        one is a family of its own) is predicted by the parameters fitted to\n"
+        "                        the other families' runs; the report adds each family's held-out error\n"
         "  --partial             network levels without measurements keep their configured values\n"
         "                        (otherwise a level without data is an error)\n"
         "  --json                print the report as one JSON object\n"

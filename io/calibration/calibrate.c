@@ -496,6 +496,7 @@ static sax_status_t runs_from_dataset(cal_state_t *st, const char *name, sax_err
     for (int i = 0; i < n; i++) {
         cal_run_t *r = &st->runs[i];
         snprintf(r->name, sizeof r->name, "%s", cases[i].name);
+        snprintf(r->family, sizeof r->family, "%s", cases[i].family);
         snprintf(r->label, sizeof r->label, "%.60s cases[%d] (%.40s)", name, i, cases[i].name);
         r->cfg = cases[i].config; /* ownership moves to the run */
         memset(&cases[i].config, 0, sizeof cases[i].config);
@@ -543,6 +544,10 @@ static sax_status_t parse_runs(cal_state_t *st, const cJSON *arr, sax_error_t *e
             return s;
         snprintf(r->name, sizeof r->name, "%s", name);
         snprintf(r->label, sizeof r->label, "%.24s (%.64s)", path, name);
+        const char *family = "";
+        if ((s = get_string(e, "family", false, file, path, &family, err)) != SAX_OK)
+            return s;
+        snprintf(r->family, sizeof r->family, "%s", family);
         const cJSON *measured = cJSON_GetObjectItemCaseSensitive(e, "measured");
         char mpath[80];
         snprintf(mpath, sizeof mpath, "%s.measured", path);

@@ -101,6 +101,23 @@ static void stats_add(err_stats_t *e, double predicted, double measured)
     e->n++;
 }
 
+/* The held-out errors of the usable runs of the family of run i (cal_run_family), if i is the first
+ * usable run of it; false otherwise. */
+static bool family_heldout(const cal_state_t *st, int i, err_stats_t *e)
+{
+    const char *fam = cal_run_family(&st->runs[i]);
+    if (!st->runs[i].usable)
+        return false;
+    for (int j = 0; j < i; j++)
+        if (st->runs[j].usable && strcmp(cal_run_family(&st->runs[j]), fam) == 0)
+            return false;
+    memset(e, 0, sizeof *e);
+    for (int j = i; j < st->n_runs; j++)
+        if (st->runs[j].usable && strcmp(cal_run_family(&st->runs[j]), fam) == 0)
+            stats_add(e, st->runs[j].heldout_s, st->runs[j].measured_s);
+    return true;
+}
+
 /* Relative errors of the fitted alpha-beta times against one table. */
 static void measurement_errors(const cal_target_t *t, const sax_coll_measurement_t *m, double *rms,
                                double *mx)
@@ -325,11 +342,21 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
                     100.0 * (r->heldout_s / r->measured_s - 1.0));
             text_assumed(&r->assumed, out);
         }
-        fprintf(
-            out,
-            "  mean |error|: start %.2f%%, fitted (in sample) %.2f%%, %d-fold held out %.2f%% (max %.2f%%)\n",
-            100.0 * before.mean_abs, 100.0 * fitted.mean_abs, st->folds, 100.0 * held.mean_abs,
-            100.0 * held.max_abs);
+        char how[64];
+        snprintf(how, sizeof how,
+                 st->opts->leave_family_out ? "held out by family (%d families)" : "%d-fold held out",
+                 st->folds);
+        fprintf(out, "  mean |error|: start %.2f%%, fitted (in sample) %.2f%%, %s %.2f%% (max %.2f%%)\n",
+                100.0 * before.mean_abs, 100.0 * fitted.mean_abs, how, 100.0 * held.mean_abs,
+                100.0 * held.max_abs);
+        if (st->opts->leave_family_out) {
+            fprintf(out, "  %-44s %5s %13s %9s\n", "family (held out)", "runs", "mean |error|", "max");
+            err_stats_t e;
+            for (int i = 0; i < st->n_runs; i++)
+                if (family_heldout(st, i, &e))
+                    fprintf(out, "  %-44.44s %5d %12.2f%% %8.2f%%\n", cal_run_family(&st->runs[i]), e.n,
+                            100.0 * e.mean_abs, 100.0 * e.max_abs);
+        }
     }
     if (h->n > 0) {
         err_stats_t b = {0}, a = {0};
@@ -538,7 +565,24 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
                 stats_add(&held, r->heldout_s, r->measured_s);
             }
         }
+        cJSON_AddStringToObject(runs, "cross_validation",
+                                st->opts->leave_family_out ? "leave-family-out" : "k-fold");
         cJSON_AddNumberToObject(runs, "folds", st->folds);
+        if (st->opts->leave_family_out) {
+            cJSON *fams = cJSON_AddArrayToObject(runs, "families");
+            err_stats_t e;
+            for (int i = 0; i < st->n_runs; i++)
+                if (family_heldout(st, i, &e)) {
+                    cJSON *o = cJSON_CreateObject();
+                    cJSON_AddStringToObject(o, "family", cal_run_family(&st->runs[i]));
+                    cJSON_AddNumberToObject(o, "runs", e.n);
+                    cJSON_AddItemToObject(o, "heldout_mean_abs_rel_error",
+                                          json_num(e.n > 0 ? e.mean_abs : NAN));
+                    cJSON_AddItemToObject(o, "heldout_max_abs_rel_error",
+                                          json_num(e.n > 0 ? e.max_abs : NAN));
+                    cJSON_AddItemToArray(fams, o);
+                }
+        }
         cJSON_AddItemToObject(runs, "start_mean_abs_rel_error", json_num(before.mean_abs));
         cJSON_AddItemToObject(runs, "fitted_mean_abs_rel_error", json_num(fitted.mean_abs));
         cJSON_AddItemToObject(runs, "heldout_mean_abs_rel_error", json_num(held.mean_abs));

@@ -10,8 +10,9 @@
  * They start from the configured (or micro-benchmark-fitted) values and stay inside their ranges.
  * Each run is evaluated with the network and GPU values fitted from the micro-benchmarks wherever it
  * shares a tier name or GPU name with the calibrated configuration.
- * Cross-validation: run i belongs to fold i mod k, k = min(5, runs); each fold is predicted by the
- * parameters fitted on the other folds, from the same start values.
+ * Cross-validation: run i belongs to fold i mod k, k = min(5, runs), or with --leave-family-out to
+ * the fold of its family; each fold is predicted by the parameters fitted on the other folds, from the
+ * same start values.
  */
 #include "calibration_internal.h"
 
@@ -333,32 +334,55 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
             goto done;
     }
 
-    /* k-fold cross-validation over the usable runs. */
-    int k = st->opts->folds > 0 ? st->opts->folds : 5;
-    if (k > usable)
-        k = usable;
-    st->folds = k;
-    int *train = malloc((size_t)usable * sizeof *train);
-    if (train == NULL) {
+    /* Cross-validation over the usable runs: k folds, or one a family. */
+    int *train = malloc((size_t)usable * sizeof *train), *fold = malloc((size_t)usable * sizeof *fold);
+    if (train == NULL || fold == NULL) {
+        free(train);
+        free(fold);
         s = sax_error_set(err, SAX_ERR_NOMEM, "out of memory cross-validating runs");
         goto done;
     }
+    int k = 0;
+    if (st->opts->leave_family_out) {
+        for (int u = 0; u < usable; u++) {
+            fold[u] = k;
+            for (int w = 0; w < u && fold[u] == k; w++)
+                if (strcmp(cal_run_family(&st->runs[idx[w]]), cal_run_family(&st->runs[idx[u]])) == 0)
+                    fold[u] = fold[w];
+            k += fold[u] == k;
+        }
+        if (k < 2)
+            s = sax_error_set(err, SAX_ERR_INPUT,
+                              "%s: --leave-family-out: the runs the model can evaluate are all of family "
+                              "\"%.64s\": with it held out nothing is left to fit",
+                              st->opts->measurements_path, cal_run_family(&st->runs[idx[0]]));
+    } else {
+        k = st->opts->folds > 0 ? st->opts->folds : 5;
+        if (k > usable)
+            k = usable;
+        for (int u = 0; u < usable; u++)
+            fold[u] = u % k;
+    }
+    st->folds = k;
     for (int f = 0; f < k && s == SAX_OK; f++) {
         fit_ctx_t sub = {st, 0, train};
         for (int u = 0; u < usable; u++)
-            if (u % k != f)
+            if (fold[u] != f)
                 train[sub.n++] = idx[u];
         sax_nls_result_t fr;
         s = fit_subset(st, &sub, &fr, err);
         for (int u = 0; u < usable && s == SAX_OK; u++) {
-            if (u % k != f)
+            if (fold[u] != f)
                 continue;
             cal_run_t *run = &st->runs[idx[u]];
             s = cal_predict(st, fr.x, &run->cfg, run->label, &run->heldout_s, err);
         }
     }
     free(train);
+    free(fold);
 done:
     free(idx);
     return s;
 }
+
+const char *cal_run_family(const cal_run_t *r) { return r->family[0] != '\0' ? r->family : r->name; }

@@ -93,6 +93,7 @@ typedef struct {
 typedef struct {
     char label[128]; /* "runs[3] (name)" */
     char name[64];
+    char family[64];  /* "" without one */
     sax_config_t cfg; /* with the assumed settings set */
     unsigned stated;  /* sax_config_stated_levers of its config */
     cal_assumed_t assumed;
@@ -166,6 +167,9 @@ typedef struct {
     double *before_s, *after_s; /* as configured / calibrated; NAN: infeasible under the model */
     cal_assumed_t *assumed;
 } cal_holdout_t;
+
+/* The family a run is cross-validated with under --leave-family-out: its `family`, or its name. */
+const char *cal_run_family(const cal_run_t *r);
 
 /* calibrate_files.c: cJSON's printed text with its tab layout as spaces. */
 bool cal_write_untabbed(FILE *f, const char *text);

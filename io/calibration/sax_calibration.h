@@ -178,6 +178,7 @@ typedef struct {
     bool partial;                  /* --partial: tiers without measurements keep their values */
     bool json;                     /* --json: the report as one JSON object on stdout */
     int folds;                     /* k of the cross-validation; 0 = min(5, runs) */
+    bool leave_family_out;         /* --leave-family-out: one fold a family of runs instead of k */
 } sax_calibrate_opts_t;
 
 /* Runs the whole calibration and prints the report on `out`. Not collective (the command runs it
