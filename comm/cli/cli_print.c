@@ -3,6 +3,7 @@
 #include "sax_results.h"
 
 #include <math.h>
+#include <string.h>
 
 void cli_print_parallelism_json(FILE *f, const sax_candidate_t *c)
 {
@@ -322,8 +323,14 @@ void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits)
         return;
     }
     fputs("  fits with one of (fastest first):\n", f);
+    int key_w = 36, value_w = 12; /* the columns as wide as the longest entry */
+    for (int i = 0; i < n_fits; i++) {
+        int k = (int)strlen(sax_lever_keys[fits[i].lever]), v = (int)strlen(fits[i].value);
+        key_w = k > key_w ? k : key_w;
+        value_w = v > value_w ? v : value_w;
+    }
     for (int i = 0; i < n_fits; i++)
-        fprintf(f, "    %-36s %-12s %6.1f GiB  %10.4g s an iteration\n", sax_lever_keys[fits[i].lever],
-                fits[i].value, fits[i].memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0),
+        fprintf(f, "    %-*s %-*s %6.1f GiB  %10.4g s an iteration\n", key_w, sax_lever_keys[fits[i].lever],
+                value_w, fits[i].value, fits[i].memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0),
                 fits[i].iteration_time_s);
 }
