@@ -542,8 +542,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     }
     double wgt = lc->gemm_s; /* weight gradients */
     double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
-    const unsigned modules =
-        c->recompute_modules != 0 ? c->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+    const unsigned modules = sax_recompute_modules(c);
     const bool sel = c->recompute == SAX_RECOMPUTE_SELECTIVE,
                core_attn = sel && (modules >> SAX_RECOMPUTE_MODULE_CORE_ATTN & 1u),
                norms = sel && (modules >> SAX_RECOMPUTE_MODULE_LAYERNORM & 1u),

@@ -1,20 +1,9 @@
 /* fits.c - what would make a configuration that overfills its GPUs' memory fit: each setting that
  * trades time for memory, tried alone on a copy of the configuration. Off the evaluation path. */
-#include "sax_model.h"
+#include "model_internal.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* The transformer layers stage s holds with the candidate's layer split "uniform" and no first/last
- * stage layers set: the pp x vpp virtual stages equal, the first ones one more where they do not
- * divide the layers, virtual stage k on stage k mod pp. */
-static int uniform_stage_layers(int layers, const sax_candidate_t *c, int s)
-{
-    int v = c->pp * c->vpp, per = layers / v, extra = layers % v, n = 0;
-    for (int j = 0; j < c->vpp; j++)
-        n += per + (s + j * c->pp < extra);
-    return n;
-}
 
 /* Value k of the modules recomputed under selective recomputation: Megatron-Core's default (the
  * attention core) or the configuration's own, widened by the next k + 1 of the modules this model has,
@@ -26,7 +15,7 @@ static bool more_modules(int k, const sax_problem_t *p0, const sax_candidate_t *
         SAX_RECOMPUTE_MODULE_LAYERNORM, SAX_RECOMPUTE_MODULE_MLA_UP_PROJ, SAX_RECOMPUTE_MODULE_MOE_ACT};
     if (c0->recompute != SAX_RECOMPUTE_SELECTIVE)
         return false;
-    unsigned m = c0->recompute_modules != 0 ? c0->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+    unsigned m = sax_recompute_modules(c0);
     int added = 0;
     for (int i = 0; i < (int)(sizeof order / sizeof order[0]) && added <= k; i++) {
         bool has = order[i] == SAX_RECOMPUTE_MODULE_LAYERNORM ||
@@ -109,12 +98,12 @@ static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const
     case SAX_LEVER_LAST_LAYERS: {
         /* one or two layers fewer than the stage holds; the others split the rest evenly (or refuse) */
         bool first = lever == SAX_LEVER_FIRST_LAYERS;
-        int own = first ? c0->first_stage_layers : c0->last_stage_layers;
-        if (c0->pp < 2 || c0->n_layout > 0 || c0->layer_split != SAX_LAYER_SPLIT_UNIFORM || k > 1)
+        if (c0->pp < 2 || c0->pp > SAX_SIM_MAX_STAGES || c0->n_layout > 0 ||
+            c0->layer_split != SAX_LAYER_SPLIT_UNIFORM || k > 1)
             return false;
-        if (own == 0)
-            own = uniform_stage_layers(p0->model.layers, c0, first ? 0 : c0->pp - 1);
-        v = own - 1 - k;
+        int stages[SAX_SIM_MAX_STAGES]; /* uniform: no GPU speeds needed */
+        sax_layer_split_stages(p0->model.layers, c0, NULL, stages);
+        v = stages[first ? 0 : c0->pp - 1] - 1 - k;
         if (v < 1)
             return false;
         *(first ? &c->first_stage_layers : &c->last_stage_layers) = v;

@@ -12,6 +12,13 @@ static inline double sax_max(double a, double b) { return a > b ? a : b; }
 #define SAX_INLINE __attribute__((always_inline)) static inline
 static inline double sax_min(double a, double b) { return a < b ? a : b; }
 
+/* The modules selective recomputation covers, bit m for sax_recompute_module_t m: the candidate's, or
+ * Megatron-Core's default (the attention core) when it names none. */
+static inline unsigned sax_recompute_modules(const sax_candidate_t *c)
+{
+    return c->recompute_modules != 0 ? c->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+}
+
 /* Bytes per element of what travels and what is stored. */
 #define SAX_ACT_BYTES 2.0 /* bf16 activations and weights */
 
