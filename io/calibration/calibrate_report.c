@@ -74,13 +74,10 @@ static cJSON *json_assumed(const cal_assumed_t *as)
 {
     if (as->a.n == 0)
         return cJSON_CreateNull();
-    char settings[SAX_ASSUMPTION_TEXT_LEN + 2];
-    settings[0] = '{';
-    sax_model_memory_assumption_text(&as->a, true, settings + 1, sizeof settings - 2);
-    strcat(settings, "}");
     cJSON *o = cJSON_CreateObject();
-    cJSON *members = cJSON_Parse(settings);
-    cJSON_AddItemToObject(o, "settings", members != NULL ? members : cJSON_CreateNull());
+    cJSON *settings = cJSON_AddObjectToObject(o, "settings");
+    for (int j = 0; j < as->a.n; j++) /* each value is already JSON text */
+        cJSON_AddRawToObject(settings, sax_lever_keys[as->a.lever[j]], as->a.value[j]);
     cJSON_AddNumberToObject(o, "default_memory_per_gpu_bytes", as->default_memory_per_gpu_bytes);
     cJSON_AddNumberToObject(o, "memory_per_gpu_bytes", as->a.memory_per_gpu_bytes);
     return o;

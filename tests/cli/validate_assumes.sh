@@ -104,6 +104,9 @@ assert case["feasible"] is True, case
 settings = case["assumed"]["settings"]
 assert "parallelism.recompute_modules" in settings, settings
 assert "layernorm" in settings["parallelism.recompute_modules"], settings
+# 61 layers on 16 stages split uniformly: 4 on the first 13, 3 on the last 3. One layer fewer on the
+# last stage (2) leaves 59 for 15 stages, which Megatron-LM refuses; two fewer (1) leaves 60 = 15 x 4.
+assert settings.get("parallelism.decoder_last_pipeline_num_layers") == 1, settings
 cfg = json.load(open(sys.argv[2]))["cases"][0]["config"]
 for key, value in settings.items():
     section, name = key.split(".")
