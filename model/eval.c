@@ -542,9 +542,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     }
     double wgt = lc->gemm_s; /* weight gradients */
     double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
-    const unsigned modules = sax_recompute_modules(c);
     const bool sel = c->recompute == SAX_RECOMPUTE_SELECTIVE,
-               core_attn = sel && (modules >> SAX_RECOMPUTE_MODULE_CORE_ATTN & 1u),
+               op = sel && p->training.selective_ac_option == SAX_SELECTIVE_AC_OP;
+    const unsigned modules = op ? 0u : sax_recompute_modules(c);
+    const bool core_attn = sel && (modules >> SAX_RECOMPUTE_MODULE_CORE_ATTN & 1u),
                norms = sel && (modules >> SAX_RECOMPUTE_MODULE_LAYERNORM & 1u),
                mla_up = sel && (modules >> SAX_RECOMPUTE_MODULE_MLA_UP_PROJ & 1u),
                moe_act = sel && (modules >> SAX_RECOMPUTE_MODULE_MOE_ACT & 1u);
@@ -552,6 +553,12 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         rc_math = fwd_math;
         rc_mem = fwd_mem;
         rc_tp = tp_f;
+    } else if (op) {
+        /* torchtitan's per-op policy: the GEMMs it does not keep, every memory-bound op of the forward and
+         * TP's all-gathers (the forward's reduce-scatters are kept) run again */
+        rc_math = lc->op_sac_s;
+        rc_mem = lc->elem_s;
+        rc_tp = 0.5 * tp_f;
     } else if (core_attn && !p->training.flash_attention) {
         rc_math = lc->attn_s; /* recompute the attention core (flash does anyway) */
         rc_mem = 0.5 * lc->elem_s;
@@ -603,6 +610,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->params += lc->params;
     st->expert_params += lc->expert_params;
     double a = c->recompute == SAX_RECOMPUTE_FULL ? lc->act_full_bytes
+               : op                               ? lc->act_op_bytes
                : core_attn                        ? lc->act_sel_bytes
                                                   : lc->act_bytes;
     if (norms)
@@ -612,8 +620,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     if (moe_act)
         a -= lc->act_moe_act_bytes;
     st->act += a;
-    st->act_peak_layer =
-        sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes : 0.0);
+    /* one layer's recomputed activations at once in the backward, beside those kept */
+    st->act_peak_layer = sax_max(st->act_peak_layer, c->recompute == SAX_RECOMPUTE_FULL ? lc->act_bytes
+                                                     : op                               ? lc->act_bytes - a
+                                                                                        : 0.0);
     /* the same without the traffic of the groups that cross site links (`xsite`, by dimension and
      * SAX_GROUP_EXPERT_DP; NULL: not needed): what ZB-H1's W placement sees, so that its order never
      * depends on the links (schedule.c) */

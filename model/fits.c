@@ -13,7 +13,7 @@ static bool more_modules(int k, const sax_problem_t *p0, const sax_candidate_t *
 {
     static const sax_recompute_module_t order[] = {
         SAX_RECOMPUTE_MODULE_LAYERNORM, SAX_RECOMPUTE_MODULE_MLA_UP_PROJ, SAX_RECOMPUTE_MODULE_MOE_ACT};
-    if (c0->recompute != SAX_RECOMPUTE_SELECTIVE)
+    if (c0->recompute != SAX_RECOMPUTE_SELECTIVE || p0->training.selective_ac_option == SAX_SELECTIVE_AC_OP)
         return false;
     unsigned m = sax_recompute_modules(c0);
     int added = 0;

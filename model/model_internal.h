@@ -44,6 +44,10 @@ typedef struct {
                                  (recompute module moe_act frees them; 0 in a dense layer) */
     double moe_act_s;         /* the routed experts' activation kernel, forward (what moe_act runs again) */
     double act_full_bytes;    /* ... with full recomputation (the layer input only) */
+    double act_op_bytes;      /* ... under torchtitan's per-op policy (training.selective_ac_option "op"; 0
+                                 where it is not priced: MoE, MLA) */
+    double op_sac_s;          /* the GEMMs that policy runs again, forward (wk, wo and the FFN's second of
+                                 three, or its second of two) */
     double tp_bytes;          /* bytes of one TP all-reduce (the layer's output activation) */
     double etp_bytes;         /* the same for the routed experts' TP group (etp ranks): one copy of each
                                  token the group routes, the unit of ep_bytes' copies */

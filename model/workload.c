@@ -389,6 +389,28 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     /* moe_act (experts.py) discards the activation's output, the FC2 input, and keeps its input (FC1's
      * output): 2 B an element, 1 B where FP8 kept only the FC2 input's FP8 copy */
     out->act_moe_act_bytes = tok * (fp8 ? 1.0 : SAX_ACT_BYTES) * routed_w / t;
+    /* torchtitan's per-op selective checkpointing (training.selective_ac_option "op"; _save_list and
+     * _custom_policy in torchtitan/models/llama3/parallelize_llama.py at 820504e20d, the same at
+     * 9dec370): a block keeps its input and the outputs of the saved ops, aten.mm but every second one in
+     * the block's order (wq, wk, wv, wo, w1, w3, w2: wk, wo and w3 run again; wk, wo and w2 of a GELU
+     * block), the flash-attention kernel (its output and fp32 log-sum-exp) and TP's reduce-scatters, and
+     * recomputes everything else in the backward, the norms, the rotary embedding, the activation and
+     * TP's all-gathers included. The FFN's last product before a reduce-scatter holds every token's
+     * partial sums (2h a token on each TP rank). Float8Linear's GEMMs (aten._scaled_mm) are not in the
+     * list, which eager PyTorch would recompute all; torch.compile takes PREFER_RECOMPUTE as a hint, and
+     * torchtitan's compiled Float8 runs hold what its BF16 runs hold (76.8 against 77.0 GiB, its Table 1),
+     * so fp8 is priced as BF16 is (docs/cost-model.md section 8). */
+    out->act_op_bytes = 0.0;
+    out->op_sac_s = 0.0;
+    if (!moe && !is_mla(m)) {
+        const double f = m->ffn_hidden, swiglu = kf == 3.0;
+        double kept = SAX_ACT_BYTES * (h / rep + 2.0 * a * d / t + g * d / t + f / t + (swiglu ? h : 0.0) +
+                                       (t > 1.0 ? 2.0 * h / t : 0.0)) +
+                      4.0 * a / t;
+        out->act_op_bytes = tok * kept;
+        out->op_sac_s = gemm(gpu, prec, 1, tok, g * d / t, h) + gemm(gpu, prec, 1, tok, h, a * d / t) +
+                        (swiglu ? gemm(gpu, prec, 1, tok, f / t, h) : gemm(gpu, prec, 1, tok, h, f / t));
+    }
 
     out->gemm_s = gemm_s;
     out->attn_s = attn_s;

@@ -186,6 +186,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     case SAX_RECOMPUTE_COUNT: break;
     case SAX_RECOMPUTE_SELECTIVE:
         ARG(j, "--recompute-granularity selective");
+        if (p->training.selective_ac_option == SAX_SELECTIVE_AC_OP)
+            NOTE(j, "selective_ac_option op: torchtitan's per-op checkpointing (activation_checkpoint.mode "
+                    "selective, selective_ac_option op); Megatron-LM has no such policy");
         if (c->recompute_modules != 0) { /* Megatron's default is core_attn alone */
             char mods[64] = "";
             for (int m = 0; m < SAX_RECOMPUTE_MODULE_COUNT; m++)

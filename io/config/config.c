@@ -342,6 +342,32 @@ static sax_status_t check_modules(cf_ctx_t *ctx, const cJSON *par, const sax_mod
     return SAX_OK;
 }
 
+/* torchtitan's per-op policy is priced for the dense blocks whose matrix multiplies it counts (its MoE
+ * experts run grouped GEMMs, outside its save list), and it replaces Megatron's modules: a file naming
+ * both is refused (docs/cost-model.md section 8). */
+static sax_status_t check_selective_ac(cf_ctx_t *ctx, const cJSON *par, const sax_problem_t *p)
+{
+    if (p->training.selective_ac_option != SAX_SELECTIVE_AC_OP)
+        return SAX_OK;
+    const sax_model_desc_t *m = &p->model;
+    const cJSON *list = par != NULL ? cJSON_GetObjectItemCaseSensitive(par, "recompute_modules") : NULL;
+    size_t mark = cf_push_key(ctx, "training");
+    cf_push_key(ctx, "selective_ac_option");
+    sax_status_t st = SAX_OK;
+    if (m->experts > 0 || m->kv_lora_rank > 0)
+        st = cf_fail(ctx,
+                     "expected \"modules\": \"op\" (torchtitan's per-op policy) is priced for dense models "
+                     "without multi-head latent attention, found model.experts %d, model.kv_lora_rank %d",
+                     m->experts, m->kv_lora_rank);
+    else if (list != NULL && cJSON_GetArraySize(list) > 0)
+        st = cf_fail(ctx,
+                     "expected \"modules\" with parallelism.recompute_modules (Megatron-Core's modules), or "
+                     "\"op\" without it, found \"op\" and %d modules",
+                     cJSON_GetArraySize(list));
+    cf_pop(ctx, mark);
+    return st;
+}
+
 static int64_t total_gpus(const sax_cluster_t *c)
 {
     int64_t n = 0;
@@ -572,7 +598,8 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
         goto fail;
     }
     if ((st = parse_fixed(&ctx, par, net, fixed)) != SAX_OK ||
-        (st = check_modules(&ctx, par, &cfg->problem.model)) != SAX_OK)
+        (st = check_modules(&ctx, par, &cfg->problem.model)) != SAX_OK ||
+        (st = check_selective_ac(&ctx, par, &cfg->problem)) != SAX_OK)
         goto fail;
     cfg->has_candidate = par != NULL;
     if (cfg->has_candidate &&

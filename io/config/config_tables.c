@@ -135,6 +135,15 @@ static const cf_field_t training_fields[] = {
         "and divides it in place; `megatron`, Megatron-FSDP (Megatron-LM's --use-megatron-fsdp, "
         "Megatron-Bridge), gathers in place and accumulates the gradient in the reduce-scatter's bucket, "
         "scaling it there only in bf16 (docs/cost-model.md section 6)"),
+    ENUM_F(
+        sax_training_t, selective_ac_option, "selective_ac_option", sax_selective_ac_names,
+        SAX_SELECTIVE_AC_COUNT, CF_DEFAULT, SAX_SELECTIVE_AC_MODULES,
+        "with `parallelism.recompute` `selective`, what runs again in the backward: `modules`, the modules "
+        "`parallelism.recompute_modules` names (Megatron-Core's --recompute-modules); `op`, torchtitan's "
+        "per-op policy (its activation_checkpoint.selective_ac_option \"op\"): each block keeps the outputs "
+        "of its matrix multiplies but every second one (wk, wo and w3 of a SwiGLU block), of attention "
+        "and of TP's reduce-scatters, and recomputes the rest; Float8 GEMMs as BF16 ones, as torchtitan's "
+        "compiled Float8 runs hold (dense models without MLA; docs/cost-model.md section 8)"),
     BOOL_F(
         sax_training_t, cross_entropy_loss_fusion, "cross_entropy_loss_fusion", 0,
         "Megatron-LM's --cross-entropy-loss-fusion: the loss over the logits in fused kernels (28 B a logit "

@@ -534,6 +534,49 @@ static void test_modules_trade_time_for_memory(void **state)
     }
 }
 
+/* torchtitan's per-op selective checkpointing (training.selective_ac_option "op"), derived by hand on
+ * its Llama 3.1 8B run (tt-llama31-8b-fsdp-compile-8) moved to one GPU: bf16, flash attention, no
+ * dropout, micro-batch 2 of 8192 tokens (tok = 16384), l = 32, h = 4096, a = 32, g = 8, d = 128,
+ * f = 14336 (SwiGLU), TP 1.
+ * Kept a token and layer without recomputation (Korthikanti's 34h with GQA and no masks, as above):
+ *   3h + (4 + 4g/a)h + 7h + 6f - 2h = 13h + 6f = 139,264 B.
+ * Kept under the policy (parallelize_llama.py's save list; every second aten.mm, wk, wo and w3, runs
+ * again): the block's input h, wq's output a d, wv's g d, the attention output a d, w1's f and w2's h,
+ * 2 B each, and the attention's fp32 log-sum-exp, 4 B a head: 2 (4096 + 4096 + 1024 + 4096 + 14336 +
+ * 4096) + 4 x 32 = 63,616 B. One layer's recomputed activations come back at once in the backward
+ * (139,264 - 63,616 a token), so the policy needs (l - 1) x tok x 75,648 = 38,421,921,792 B less.
+ * Time: wk, wo and w3 run again, 2 tok h (g d + a d + f) = 2 x 16384 x 4096 x 19456 FLOP a layer, at
+ * the GEMM ceiling when the efficiency curve is flat (gemm_eff_half_ai 0) and HBM is fast enough that
+ * the memory-bound ops run again for nothing: 32 x 2,611,340,115,968 FLOP / (peak x ceiling). */
+static void test_torchtitan_op_sac(void **state)
+{
+    (void)state;
+    sax_case_t *cases = NULL;
+    int n = 0, i = public_case(&cases, &n, "tt-llama31-8b-fsdp-compile-8");
+    sax_problem_t pb = cases[i].config.problem;
+    sax_candidate_t c = cases[i].config.candidate;
+    assert_int_equal(pb.training.selective_ac_option, SAX_SELECTIVE_AC_OP);
+    pb.training.global_batch = 2;
+    c.dp = 1;
+    c.zero = 1;
+    for (int s = 0; s < pb.cluster.n_sites; s++) {
+        pb.cluster.sites[s].gpu.hbm_bytes = 1e15;
+        pb.cluster.sites[s].gpu.hbm_bw_Bps = 1e30;
+        pb.cluster.sites[s].gpu.gemm_eff_half_ai = 0.0;
+    }
+    pb.cluster.gpu = pb.cluster.sites[0].gpu;
+    sax_result_t op, none;
+    eval_scratch(&pb, &c, &op);
+    c.recompute = SAX_RECOMPUTE_NONE;
+    eval_scratch(&pb, &c, &none);
+    assert_true(op.feasible && none.feasible);
+    close_to(none.mem_activations_bytes - op.mem_activations_bytes, 38421921792.0, "activations op saves");
+    double want = 32.0 * 2.0 * 16384.0 * 4096.0 * 19456.0 /
+                  (pb.cluster.gpu.peak_flops_bf16 * pb.cluster.gpu.gemm_eff_max);
+    close_to(op.iteration_time_s - none.iteration_time_s, want, "time of the GEMMs op runs again");
+    sax_dataset_free(cases, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
@@ -548,6 +591,7 @@ int main(void)
                                        cmocka_unit_test(test_gb200_offload),
                                        cmocka_unit_test(test_bf16_model_without_master),
                                        cmocka_unit_test(test_340b_recompute_layernorm),
-                                       cmocka_unit_test(test_modules_trade_time_for_memory)};
+                                       cmocka_unit_test(test_modules_trade_time_for_memory),
+                                       cmocka_unit_test(test_torchtitan_op_sac)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

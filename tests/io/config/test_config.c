@@ -753,6 +753,34 @@ static void test_recompute_modules(void **state)
     assert_non_null(strstr(err.text, "parallelism.recompute_modules: expected a list of module names"));
 }
 
+/* torchtitan's per-op policy replaces Megatron's modules and is priced for dense models without MLA. */
+static void test_selective_ac_option(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"model\": \"%s\", \"training\": {\"global_batch\": 8, \"selective_ac_option\": \"op\"},"
+        " \"cluster\": {\"gpu\": \"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\","
+        " \"latency\": \"2 us\"}, \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+        " \"parallelism\": {\"tp\": 8, \"recompute\": \"selective\"%s}, \"network\": {}}";
+    char text[1024];
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    snprintf(text, sizeof text, fmt, "llama3-8b", "");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.problem.training.selective_ac_option, SAX_SELECTIVE_AC_OP);
+    sax_config_fini(&cfg);
+    snprintf(text, sizeof text, fmt, "llama3-8b", ", \"recompute_modules\": [\"layernorm\"]");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "inline: training.selective_ac_option: expected \"modules\" with "
+                                     "parallelism.recompute_modules (Megatron-Core's modules), or \"op\" "
+                                     "without it, found \"op\" and 1 modules"));
+    snprintf(text, sizeof text, fmt, "mixtral-8x7b", "");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "inline: training.selective_ac_option: expected \"modules\": \"op\" "
+                                     "(torchtitan's per-op policy) is priced for dense models without "
+                                     "multi-head latent attention, found model.experts 8"));
+}
+
 /* Which preset's fitted efficiencies a GPU object without "preset" takes: by a word of its name, by an
  * alias of the die, or by its dense BF16 peak; the A100's GEMM ceiling is 0.756 and the H100's 0.670
  * (io/config/presets.c), the generic default 0.80 (model/defaults.c). */
@@ -809,6 +837,7 @@ int main(void)
         cmocka_unit_test(test_default_split_when_layers_are_few),
         cmocka_unit_test(test_unstated_expert_tp),
         cmocka_unit_test(test_recompute_modules),
+        cmocka_unit_test(test_selective_ac_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
