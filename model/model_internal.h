@@ -45,7 +45,7 @@ typedef struct {
     double moe_act_s;         /* the routed experts' activation kernel, forward (what moe_act runs again) */
     double act_full_bytes;    /* ... with full recomputation (the layer input only) */
     double act_op_bytes;      /* ... under torchtitan's per-op policy (training.selective_ac_option "op"; 0
-                                 where it is not priced: MoE, MLA) */
+                                 without it, and for MoE and MLA, where it is not priced) */
     double op_sac_s;          /* the GEMMs that policy runs again, forward (wk, wo and the FFN's second of
                                  three, or its second of two) */
     double tp_bytes;          /* bytes of one TP all-reduce (the layer's output activation) */

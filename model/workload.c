@@ -402,8 +402,9 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * so fp8 is priced as BF16 is (docs/cost-model.md section 8). */
     out->act_op_bytes = 0.0;
     out->op_sac_s = 0.0;
-    if (!moe && !is_mla(m)) {
-        const double f = m->ffn_hidden, swiglu = kf == 3.0;
+    if (tr->selective_ac_option == SAX_SELECTIVE_AC_OP && !moe && !is_mla(m)) {
+        const double f = m->ffn_hidden;
+        const bool swiglu = kf == 3.0;
         double kept = SAX_ACT_BYTES * (h / rep + 2.0 * a * d / t + g * d / t + f / t + (swiglu ? h : 0.0) +
                                        (t > 1.0 ? 2.0 * h / t : 0.0)) +
                       4.0 * a / t;
