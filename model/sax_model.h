@@ -109,6 +109,10 @@ int sax_status_exit_code(sax_status_t s);
  * selective_ac_option "op": every op's output kept but every second matrix multiply's in a block and
  * those of the ops outside its save list) */
 #define SAX_SELECTIVE_AC_LIST(X) X(SAX_SELECTIVE_AC_MODULES, "modules") X(SAX_SELECTIVE_AC_OP, "op")
+/* How a layer's memory-bound steps run: fused kernels (Transformer Engine's or Apex's norms, rotary
+ * embedding and activation, or torch.compile's), or PyTorch eager, op by op (torchtitan's Llama block
+ * without its training.compile) */
+#define SAX_ELEMENTWISE_LIST(X) X(SAX_ELEMENTWISE_FUSED, "fused") X(SAX_ELEMENTWISE_EAGER, "eager")
 /* The flash-attention kernel a run uses (Megatron-LM's --attention-backend): Transformer Engine's cuDNN
  * fused attention, or Dao's FlashAttention-1 (and the Triton kernels of its generation), -2 or -3 */
 #define SAX_ATTN_BACKEND_LIST(X)                                                                             \
@@ -153,6 +157,7 @@ typedef enum { SAX_MOE_DISPATCHER_LIST(SAX_ENUM_MEMBER) SAX_MOE_DISPATCHER_COUNT
 typedef enum { SAX_FLEX_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_FLEX_BACKEND_COUNT } sax_flex_backend_t;
 typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
 typedef enum { SAX_SELECTIVE_AC_LIST(SAX_ENUM_MEMBER) SAX_SELECTIVE_AC_COUNT } sax_selective_ac_t;
+typedef enum { SAX_ELEMENTWISE_LIST(SAX_ENUM_MEMBER) SAX_ELEMENTWISE_COUNT } sax_elementwise_t;
 typedef enum { SAX_CP_COMM_LIST(SAX_ENUM_MEMBER) SAX_CP_COMM_COUNT } sax_cp_comm_t;
 typedef enum { SAX_CE_FUSION_LIST(SAX_ENUM_MEMBER) SAX_CE_FUSION_COUNT } sax_ce_fusion_t;
 typedef enum { SAX_FP8_RECIPE_LIST(SAX_ENUM_MEMBER) SAX_FP8_RECIPE_COUNT } sax_fp8_recipe_t;
@@ -177,6 +182,7 @@ extern const char *const sax_moe_dispatcher_names[SAX_MOE_DISPATCHER_COUNT];
 extern const char *const sax_flex_backend_names[SAX_FLEX_BACKEND_COUNT];
 extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
 extern const char *const sax_selective_ac_names[SAX_SELECTIVE_AC_COUNT];
+extern const char *const sax_elementwise_names[SAX_ELEMENTWISE_COUNT];
 extern const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT];
 extern const char *const sax_ce_fusion_names[SAX_CE_FUSION_COUNT];
 extern const char *const sax_fp8_recipe_names[SAX_FP8_RECIPE_COUNT];
@@ -278,6 +284,8 @@ typedef struct {
     sax_selective_ac_t selective_ac_option;    /* with recompute "selective", what runs again: Megatron-Core's
                                                  modules or torchtitan's per-op policy. Config key
                                                  training.selective_ac_option */
+    sax_elementwise_t elementwise_kernels;     /* fused kernels or PyTorch eager for the memory-bound steps.
+                                                 Config key training.elementwise_kernels */
 } sax_training_t;
 
 /* Bytes of one gradient element as reduced (and stored as the main gradient). */

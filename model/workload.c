@@ -319,7 +319,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * - mxfp8 (a scale per 32 elements, found in the cast itself) fuses the activation functions' casts
      *   as delayed does, but not the norms' (normalization.cpp: UNFUSED without cuDNN's kernel): 2 B an
      *   element more there; its scales are 1/32 of a byte an element, not counted. */
-    double cast_fwd = 0.0, cast_bwd = 0.0;
+    double cast_fwd = 0.0, cast_bwd = 0.0, eager_fwd = 0.0, eager_bwd = 0.0;
     if (prec == SAX_PRECISION_FP8) {
         cast_fwd = tok * (2.0 * h + 4.0 * a * d / t + 2.0 * fc_rows * h + 2.0 * width / t);
         cast_bwd = tok * (4.0 * (a * d + 2.0 * g * d) / t + 4.0 * h + 2.0 * (kf - 1.0) * width / t +
@@ -341,10 +341,34 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * (4 forward, 4 backward); TP its collectives (timed as communication, not here). */
     double kern_f = 11.0 + (moe ? 4.0 : 0.0) + (prec == SAX_PRECISION_FP8 ? 4.0 : 0.0);
     double kern_b = 20.0 + (moe ? 4.0 : 0.0) + (prec == SAX_PRECISION_FP8 ? 4.0 : 0.0);
-    out->elem_s =
-        (bytes + cast_fwd + perm) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_f * gpu->kernel_overhead_s;
-    out->elem_bwd_s =
-        (2.0 * bytes + cast_bwd + perm) / (gpu->hbm_bw_Bps * gpu->mem_eff) + kern_b * gpu->kernel_overhead_s;
+    /* PyTorch eager (training.elementwise_kernels "eager"): torchtitan's Llama block without
+     * torch.compile (torchtitan/models/llama/model.py and models/norms.py at 9dec370), bytes read +
+     * written a token beyond the fused kernels counted above, bf16 activations, q = a d / t query and
+     * kv = g d / t key elements on this GPU:
+     * - RMSNorm, _norm(x.float()).type_as(x) * weight: the cast to fp32 (2 + 4 B), pow (4 + 4), mean
+     *   (4), the product with the reciprocal root (4 + 4), the cast back (4 + 2), the weight's product
+     *   (2 + 2): 36 B an element against the fused 4, 32 more; its autograd backward, the weight's product
+     *   (4) and reduction (8), the casts (6 + 6), the product's two gradients (8 + 16), mean's expanded
+     *   gradient (4), pow's (12) and their sum (12): 76 B against the fused 8, 68 more. Two norms.
+     * - apply_rotary_emb, for Q and K: to fp32 (2 + 4), the complex product (4 + 4), back to bf16
+     *   (4 + 2): 20 B an element forward and again backward, where the fused count has none.
+     * - repeat_kv materialises K and V for every query head: 2 kv read + 2 q written each, forward; the
+     *   backward sums them back, the same bytes.
+     * - SwiGLU, F.silu(w1(x)) * w3(x): silu (2 + 2) apart from the product (4 + 2), 4 B an element more
+     *   than one fused kernel; backward the product's two gradients (6 + 6) and silu's (4 + 2), 6 more.
+     * Residual adds are one kernel either way. Kernels: 16 for the norms, 6 rotary, 2 copies, 2 SwiGLU
+     * forward (22 beyond the fused count's 4 of them); backward about 12 a norm, 6, 2 and 3 (29 more). */
+    if (tr->elementwise_kernels == SAX_ELEMENTWISE_EAGER && !moe && !is_mla(m)) {
+        const double q = a * d / t, kv = g * d / t, f = m->ffn_hidden / t;
+        eager_fwd = tok * (64.0 * h / rep + 24.0 * (q + kv) + 4.0 * f);
+        eager_bwd = tok * (136.0 * h / rep + 24.0 * (q + kv) + 6.0 * f);
+        kern_f += 22.0;
+        kern_b += 29.0;
+    }
+    out->elem_s = (bytes + cast_fwd + perm + eager_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
+                  kern_f * gpu->kernel_overhead_s;
+    out->elem_bwd_s = (2.0 * bytes + cast_bwd + perm + eager_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
+                      kern_b * gpu->kernel_overhead_s;
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
      * shrinks K and V: 3h of QKV input and dropout mask, qkvo = (4 + 4g/a)h of Q, K, V and the output

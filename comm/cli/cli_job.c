@@ -234,6 +234,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     if (p->training.cross_entropy_loss_fusion && p->training.cross_entropy_fusion_impl == SAX_CE_FUSION_TE)
         NOTE(j, "cross_entropy_fusion_impl te: Megatron-LM's training arguments refuse it since June 2026 "
                 "(stability); Megatron-Core and Megatron-Bridge still run it");
+    if (p->training.elementwise_kernels == SAX_ELEMENTWISE_EAGER)
+        NOTE(j, "elementwise_kernels eager: PyTorch eager kernels, torchtitan without training.compile; "
+                "Megatron-LM runs Transformer Engine's fused kernels");
     if (!p->training.master_weights)
         NOTE(j, "master_weights false: the optimizer updates the bf16 weights (no fp32 master copy), "
                 "PyTorch's Adam on a bf16 model; Megatron-LM keeps fp32 master weights");

@@ -368,6 +368,25 @@ static sax_status_t check_selective_ac(cf_ctx_t *ctx, const cJSON *par, const sa
     return st;
 }
 
+/* PyTorch eager's steps are counted for torchtitan's Llama block (RMSNorm, rotary embedding, SwiGLU);
+ * other blocks are refused rather than priced as if they were one (docs/cost-model.md section 2). */
+static sax_status_t check_elementwise(cf_ctx_t *ctx, const sax_problem_t *p)
+{
+    const sax_model_desc_t *m = &p->model;
+    if (p->training.elementwise_kernels != SAX_ELEMENTWISE_EAGER ||
+        (m->experts == 0 && m->kv_lora_rank == 0 && m->ffn_act == SAX_FFN_SWIGLU))
+        return SAX_OK;
+    size_t mark = cf_push_key(ctx, "training");
+    cf_push_key(ctx, "elementwise_kernels");
+    sax_status_t st = cf_fail(ctx,
+                              "expected \"fused\": \"eager\" (PyTorch eager) is priced for torchtitan's "
+                              "Llama block, a dense SwiGLU model without multi-head latent attention, found "
+                              "model.ffn_act \"%s\", model.experts %d, model.kv_lora_rank %d",
+                              sax_ffn_act_names[m->ffn_act], m->experts, m->kv_lora_rank);
+    cf_pop(ctx, mark);
+    return st;
+}
+
 static int64_t total_gpus(const sax_cluster_t *c)
 {
     int64_t n = 0;
@@ -599,7 +618,8 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
     }
     if ((st = parse_fixed(&ctx, par, net, fixed)) != SAX_OK ||
         (st = check_modules(&ctx, par, &cfg->problem.model)) != SAX_OK ||
-        (st = check_selective_ac(&ctx, par, &cfg->problem)) != SAX_OK)
+        (st = check_selective_ac(&ctx, par, &cfg->problem)) != SAX_OK ||
+        (st = check_elementwise(&ctx, &cfg->problem)) != SAX_OK)
         goto fail;
     cfg->has_candidate = par != NULL;
     if (cfg->has_candidate &&

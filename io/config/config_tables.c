@@ -144,6 +144,14 @@ static const cf_field_t training_fields[] = {
         "of its matrix multiplies but every second one (wk, wo and w3 of a SwiGLU block), of attention "
         "and of TP's reduce-scatters, and recomputes the rest; Float8 GEMMs as BF16 ones, as torchtitan's "
         "compiled Float8 runs hold (dense models without MLA; docs/cost-model.md section 8)"),
+    ENUM_F(sax_training_t, elementwise_kernels, "elementwise_kernels", sax_elementwise_names,
+           SAX_ELEMENTWISE_COUNT, CF_DEFAULT, SAX_ELEMENTWISE_FUSED,
+           "how a layer's memory-bound steps run: `fused`, one kernel each (Transformer Engine's or Apex's "
+           "norms, rotary embedding and activation, as Megatron-LM runs them, or torch.compile's); `eager`, "
+           "PyTorch op by op as torchtitan's Llama block runs without its training.compile: each RMSNorm in "
+           "fp32 in eight kernels, the rotary embedding through fp32 complex numbers, the grouped K and V "
+           "copied out to every query head, SwiGLU in two kernels (dense SwiGLU models without MLA; "
+           "docs/cost-model.md section 2)"),
     BOOL_F(
         sax_training_t, cross_entropy_loss_fusion, "cross_entropy_loss_fusion", 0,
         "Megatron-LM's --cross-entropy-loss-fusion: the loss over the logits in fused kernels (28 B a logit "

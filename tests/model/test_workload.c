@@ -729,6 +729,37 @@ static void test_kernel_overhead_by_hand(void **state)
     }
 }
 
+/* PyTorch eager's memory-bound steps (training.elementwise_kernels "eager"), counted by hand from
+ * torchtitan's Llama block at 9dec370 (docs/cost-model.md section 2), bytes a token beyond the fused
+ * kernels: forward 64 h/rep (two RMSNorms of 36 B an element against 4) + 24 (q + kv) (rotary embedding
+ * of Q and K at 20 B an element, K and V copied out to the query heads at 2 B read + 2 written) + 4 f
+ * (SwiGLU's two kernels against one); backward 136 h/rep + 24 (q + kv) + 6 f. Llama 3 405B, 8192 tokens:
+ * TP 1, q = 16384, kv = 1024, f = 53248: 1,679,360 B forward, 2,965,504 backward; TP 8 with sequence
+ * parallelism, h/rep = q = 2048, kv = 128, f = 6656: 209,920 and 370,688. At 1e9 B/s the seconds are the
+ * bytes; at 1 us a kernel, 22 more kernels forward and 29 backward. */
+static void test_eager_elementwise_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = ideal_gpu;
+    gpu.kernel_overhead_s = 1e-6;
+    sax_training_t tr;
+    sax_training_set_defaults(&tr);
+    static const struct {
+        int tp;
+        double fwd, bwd;
+    } cases[] = {{1, 1679360.0, 2965504.0}, {8, 209920.0, 370688.0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sax_layer_cost_t fused, eager;
+        tr.elementwise_kernels = SAX_ELEMENTWISE_FUSED;
+        sax_layer_cost(&llama405, &gpu, &tr, cases[i].tp, 1, 1, 1, 1, cases[i].tp > 1, false, &fused);
+        tr.elementwise_kernels = SAX_ELEMENTWISE_EAGER;
+        sax_layer_cost(&llama405, &gpu, &tr, cases[i].tp, 1, 1, 1, 1, cases[i].tp > 1, false, &eager);
+        assert_within(eager.elem_s - fused.elem_s, 8192.0 * cases[i].fwd / 1e9 + 22e-6, 1e-9);
+        assert_within(eager.elem_bwd_s - fused.elem_bwd_s, 8192.0 * cases[i].bwd / 1e9 + 29e-6, 1e-9);
+        assert_true(eager.gemm_s == fused.gemm_s && eager.attn_s == fused.attn_s);
+    }
+}
+
 /* The slowest of n GPUs whose speeds spread with a relative standard deviation of 2 %: 1 + 0.02 x the
  * expected maximum of n standard normals, tabulated by Harter (1961): 1.4236 for 8, 2.5076 for 100,
  * 3.2414 for 1000 (the interpolated table is held to 0.2 % of those); one GPU runs alone. */
@@ -757,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_fp8_recipes_by_hand),
         cmocka_unit_test(test_vocabulary_padding),
         cmocka_unit_test(test_cross_entropy_fusion_by_hand),
+        cmocka_unit_test(test_eager_elementwise_by_hand),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),

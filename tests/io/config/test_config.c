@@ -781,6 +781,34 @@ static void test_selective_ac_option(void **state)
                                      "multi-head latent attention, found model.experts 8"));
 }
 
+/* PyTorch eager is priced for torchtitan's Llama block: a dense SwiGLU model is accepted, an MoE or a
+ * GELU model is refused with the key and what was found. */
+static void test_elementwise_kernels(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"model\": \"%s\", \"training\": {\"global_batch\": 8, \"elementwise_kernels\": \"eager\"},"
+        " \"cluster\": {\"gpu\": \"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\","
+        " \"latency\": \"2 us\"}, \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+        " \"parallelism\": {\"tp\": 8}, \"network\": {}}";
+    char text[1024];
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    snprintf(text, sizeof text, fmt, "llama3-8b");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.problem.training.elementwise_kernels, SAX_ELEMENTWISE_EAGER);
+    sax_config_fini(&cfg);
+    snprintf(text, sizeof text, fmt, "mixtral-8x7b");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "inline: training.elementwise_kernels: expected \"fused\": \"eager\" "
+                                     "(PyTorch eager) is priced for torchtitan's Llama block, a dense SwiGLU "
+                                     "model without multi-head latent attention, found model.ffn_act "
+                                     "\"swiglu\", model.experts 8"));
+    snprintf(text, sizeof text, fmt, "gpt3-175b");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text, "found model.ffn_act \"gelu\", model.experts 0"));
+}
+
 /* Which preset's fitted efficiencies a GPU object without "preset" takes: by a word of its name, by an
  * alias of the die, or by its dense BF16 peak; the A100's GEMM ceiling is 0.756 and the H100's 0.670
  * (io/config/presets.c), the generic default 0.80 (model/defaults.c). */
@@ -838,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_unstated_expert_tp),
         cmocka_unit_test(test_recompute_modules),
         cmocka_unit_test(test_selective_ac_option),
+        cmocka_unit_test(test_elementwise_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
