@@ -834,6 +834,51 @@ void sax_model_memory_assumption_apply(const sax_memory_assumption_t *a, sax_pro
 #define SAX_ASSUMPTION_TEXT_LEN (SAX_LEVER_COUNT * (64 + SAX_LEVER_VALUE_LEN))
 void sax_model_memory_assumption_text(const sax_memory_assumption_t *a, bool json, char *buf, size_t n);
 
+/* ---- what the software settings a file leaves out would change (model/unstated.c: off the
+ * evaluation path) ---- */
+
+/* The settings of the job's software that the contract's keys do not carry: a file that leaves one out
+ * gets Megatron-LM's default with Transformer Engine (docs/config.md), which another framework may not
+ * run. */
+#define SAX_SOFTWARE_LIST(X)                                                                                 \
+    X(SAX_SOFTWARE_ATTENTION_BACKEND, "training.attention_backend")                                          \
+    X(SAX_SOFTWARE_FLASH_ATTENTION, "training.flash_attention")                                              \
+    X(SAX_SOFTWARE_DROPOUT, "training.dropout")                                                              \
+    X(SAX_SOFTWARE_TP_COMM_OVERLAP, "training.tp_comm_overlap")                                              \
+    X(SAX_SOFTWARE_CE_FUSION, "training.cross_entropy_loss_fusion")                                          \
+    X(SAX_SOFTWARE_FSDP, "training.fsdp")                                                                    \
+    X(SAX_SOFTWARE_FP8_RECIPE, "training.fp8_recipe")                                                        \
+    X(SAX_SOFTWARE_ELEMENTWISE, "training.elementwise_kernels")                                              \
+    X(SAX_SOFTWARE_SELECTIVE_AC, "training.selective_ac_option")                                             \
+    X(SAX_SOFTWARE_CP_COMM, "training.cp_comm_type")                                                         \
+    X(SAX_SOFTWARE_DISPATCHER, "training.moe_token_dispatcher")
+#define SAX_ENUM_MEMBER(name, str) name,
+typedef enum { SAX_SOFTWARE_LIST(SAX_ENUM_MEMBER) SAX_SOFTWARE_COUNT } sax_software_t;
+#undef SAX_ENUM_MEMBER
+extern const char *const sax_software_keys[SAX_SOFTWARE_COUNT];
+
+/* One other value of a setting the file leaves out, and the iteration with it. */
+#define SAX_UNSTATED_MAX 24 /* at least every other value of every setting */
+typedef struct {
+    sax_software_t setting;
+    char value[SAX_LEVER_VALUE_LEN]; /* the key's value as JSON: "\"flash2\"", "true" */
+    bool feasible;
+    sax_infeasible_t reason; /* when not feasible */
+    double iteration_time_s; /* when feasible */
+    double change;           /* iteration_time_s / the configuration's own - 1; 0 when not feasible */
+} sax_unstated_t;
+
+/* For each setting of SAX_SOFTWARE_LIST not in `stated` (bit s for setting s: the file states it) and
+ * open to this configuration (an attention kernel with flash attention, TP overlap with sequence
+ * parallelism over TP > 1, the FSDP flavour under ZeRO-3, the fp8 recipe under fp8 (MXFP8 where every
+ * GPU has it), PyTorch eager for dense SwiGLU models without MLA, torchtitan's per-op checkpointing for
+ * dense models without MLA under selective recomputation without Megatron's modules, CP's exchange with
+ * CP > 1, the token dispatcher with experts): each of its other values alone on a copy, evaluated. Into out (*n),
+ * the feasible ones by how far they move the iteration, farthest first, then those that are not.
+ * Returns what sax_model_eval returns; *n = 0 when the configuration itself is not feasible. */
+sax_status_t sax_model_unstated(const sax_problem_t *p, const sax_candidate_t *c, unsigned stated,
+                                sax_scratch_t *scratch, sax_unstated_t out[SAX_UNSTATED_MAX], int *n);
+
 /* ---- the design space as the configuration states it (search/ decodes it) ------------------- */
 
 #define SAX_SPACE_MAX_VALUES 32

@@ -125,7 +125,8 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
 }
 
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
-                         int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_candidate_t *job)
+                         int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_unstated_t *un,
+                         int n_un, const sax_candidate_t *job)
 {
     result_json_body(f, p, r);
     char why[512] = "";
@@ -144,6 +145,23 @@ void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r,
             cli_print_json_number(f, fits[i].memory_per_gpu_bytes);
             fputs(", \"iteration_time_s\": ", f);
             cli_print_json_number(f, fits[i].iteration_time_s);
+            fputs("}", f);
+        }
+        fputs("]", f);
+    }
+    if (r->feasible) {
+        fputs(", \"unstated\": [", f);
+        for (int i = 0; i < n_un; i++) {
+            fprintf(f, "%s{\"key\": \"%s\", \"value\": %s, \"feasible\": %s", i ? ", " : "",
+                    sax_software_keys[un[i].setting], un[i].value, un[i].feasible ? "true" : "false");
+            if (un[i].feasible) {
+                fputs(", \"iteration_time_s\": ", f);
+                cli_print_json_number(f, un[i].iteration_time_s);
+                fputs(", \"change\": ", f);
+                cli_print_json_number(f, un[i].change);
+            } else {
+                fprintf(f, ", \"infeasible_reason\": \"%s\"", sax_infeasible_names[un[i].reason]);
+            }
             fputs("}", f);
         }
         fputs("]", f);
@@ -310,6 +328,22 @@ void cli_print_refusal_text(FILE *f, const sax_problem_t *p, const sax_candidate
     sax_model_refusal(p, c, why, sizeof why);
     if (why[0] != '\0')
         fprintf(f, "  %s\n", why);
+}
+
+void cli_print_unstated_text(FILE *f, const sax_unstated_t *un, int n_un)
+{
+    int shown = 0;
+    for (int i = 0; i < n_un; i++) {
+        if (!un[i].feasible || fabs(un[i].change) < 0.01)
+            continue;
+        if (shown++ == 0)
+            fputs(
+                "settings the file leaves to sax's defaults (Megatron-LM with Transformer Engine) that move\n"
+                "this answer by 1 % or more; state the ones your job sets otherwise:\n",
+                f);
+        fprintf(f, "  %-36s %-12s %10.4g s  %+6.1f %%\n", sax_software_keys[un[i].setting], un[i].value,
+                un[i].iteration_time_s, 100.0 * un[i].change);
+    }
 }
 
 void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits)

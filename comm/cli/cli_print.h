@@ -16,12 +16,17 @@ void cli_print_result_json(FILE *f, const sax_problem_t *p, const sax_result_t *
  * `fits_with` list (sax_model_memory_fits), and, when `job` is not NULL, the `job` that runs it and, if
  * it is refused as gpus, divisibility, schedule or tp_domain, the check it fails as `infeasible_detail`
  * (sax eval --json). */
+/* A feasible configuration also gets the `unstated` list (sax_model_unstated). */
 void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r, const sax_bottleneck_t *bn,
-                         int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_candidate_t *job);
+                         int n_bn, const sax_memory_fit_t *fits, int n_fits, const sax_unstated_t *un,
+                         int n_un, const sax_candidate_t *job);
 /* For a candidate refused as gpus, divisibility, schedule or tp_domain: the check it fails, one line. */
 void cli_print_refusal_text(FILE *f, const sax_problem_t *p, const sax_candidate_t *c);
 /* The settings that would make a configuration too large for its GPUs' memory fit, one a line. */
 void cli_print_fits_text(FILE *f, const sax_memory_fit_t *fits, int n_fits);
+/* The other values of the software settings the file leaves out that move the iteration by 1 % or
+ * more, one a line, farthest first; nothing when none does. */
+void cli_print_unstated_text(FILE *f, const sax_unstated_t *un, int n_un);
 /* One line per phase that takes time: "exposed dp 12.7 s: limited by the transport window (...)". */
 void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn);
 /* One line, the same in every command: "tp=8 pp=16 dp=8 ... order=tp-cp-pp-dp ... transport=roce ..."

@@ -166,11 +166,15 @@ static int run(int argc, char **argv)
     int n_bn = 0;
     sax_memory_fit_t fits[SAX_LEVER_COUNT];
     int n_fits = 0;
+    sax_unstated_t un[SAX_UNSTATED_MAX];
+    int n_un = 0;
     st = sax_model_eval(t.p, t.c, scratch, &r);
     if (st == SAX_OK)
         st = sax_model_explain(t.p, t.c, scratch, bn, &n_bn);
     if (st == SAX_OK)
         st = sax_model_memory_fits(t.p, t.c, scratch, fits, &n_fits);
+    if (st == SAX_OK)
+        st = sax_model_unstated(t.p, t.c, t.cfg.stated_software, scratch, un, &n_un);
     if (st != SAX_OK) {
         fprintf(stderr, "sax eval: %s: the configuration cannot be evaluated (%s)\n", a.path,
                 sax_status_message(st));
@@ -178,7 +182,7 @@ static int run(int argc, char **argv)
         goto out;
     }
     if (a.json) {
-        cli_print_eval_json(stdout, t.p, &r, bn, n_bn, fits, n_fits, t.c);
+        cli_print_eval_json(stdout, t.p, &r, bn, n_bn, fits, n_fits, un, n_un, t.c);
         fputc('\n', stdout);
     } else {
         if (t.scenario >= 0)
@@ -194,6 +198,9 @@ static int run(int argc, char **argv)
             cli_print_fits_text(stdout, fits, n_fits);
         cli_print_bottlenecks_text(stdout, bn, n_bn);
         printf("\n");
+        cli_print_unstated_text(stdout, un, n_un);
+        if (n_un > 0)
+            printf("\n");
         cli_print_job(stdout, t.p, t.c, false);
     }
     if (a.write_config != NULL) {
@@ -231,7 +238,8 @@ const sax_command_t sax_command_eval = {
         "sections fix, on its `model`, `training` and `cluster` (docs/config.md), and prints the\n"
         "predicted iteration time, throughput, MFU, memory per GPU, bytes crossing site links and\n"
         "the breakdown of the iteration (compute, pipeline bubble, exposed TP/CP/EP/PP/DP traffic),\n"
-        "in words what limits each phase that takes time, and the job that runs it: Megatron-LM\n"
+        "in words what limits each phase that takes time, the software settings the file leaves to\n"
+        "sax's defaults that would move the answer by 1 % or more, and the job that runs it: Megatron-LM\n"
         "arguments, NCCL environment and rank order (docs/decisions.md).\n"
         "With RESULTS.h5 --candidate N it does the same for candidate N of the sweep that wrote the file\n"
         "(the index sweep, pareto and report print), in the scenario N belongs to.\n"
@@ -254,6 +262,9 @@ const sax_command_t sax_command_eval = {
         "                  `iteration_time_s` (recompute, micro_batch, zero, optimizer_moments_dtype,\n"
         "                  master_weights, grad_reduce_dtype, dropout, offload_activation_layers,\n"
         "                  recompute_modules, decoder_first/last_pipeline_num_layers);\n"
+        "                  unstated (feasible): each other value of the software settings the file\n"
+        "                  leaves out, farthest first: `key`, `value`, `feasible`, `iteration_time_s`,\n"
+        "                  `change` or `infeasible_reason` (docs/decisions.md);\n"
         "                  job: `megatron_args`, `nccl_env` and `notes`\n"
         "  --candidate N   the path is a results file: evaluate its candidate N\n"
         "  --write-config FILE\n"

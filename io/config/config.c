@@ -622,6 +622,7 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
         (st = check_elementwise(&ctx, &cfg->problem)) != SAX_OK)
         goto fail;
     cfg->has_candidate = par != NULL;
+    cfg->stated_software = sax_config_stated_software(root);
     if (cfg->has_candidate &&
         (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
         goto fail;

@@ -66,6 +66,7 @@ typedef struct {
     sax_problem_t *scenarios; /* n_scenarios problems; the first variable varies slowest */
     double *scenario_values;  /* n_scenarios x space.n_scenario_vars SI values (NULL when no vars) */
     char *effective_json;     /* the whole effective configuration as JSON (for provenance) */
+    unsigned stated_software; /* sax_config_stated_software of the file: the settings it states */
 } sax_config_t;
 
 /* Loads and validates `path`. Init semantics: `cfg` need not be initialised; on error nothing is
@@ -85,6 +86,8 @@ sax_status_t sax_config_from_json(const struct cJSON *obj, const char *file, con
  * JSON states: bit l for sax_lever_keys[l]. A measured run's others are open to assume (`sax validate`,
  * `sax calibrate`: sax_model_memory_assume). */
 unsigned sax_config_stated_levers(const struct cJSON *config);
+/* The same for the software settings of SAX_SOFTWARE_LIST (bit s for setting s). */
+unsigned sax_config_stated_software(const struct cJSON *config);
 /* Parses JSON text (the one reader of every input file: configurations, datasets, measurements).
  * SAX_ERR_INPUT with "<name>:LINE:COL: ..." for a syntax error, and with "<name>: <path>: expected
  * each key once ..." for a key repeated in any object (cJSON would keep both and use the first).
