@@ -582,6 +582,33 @@ void sax_config_fini(sax_config_t *cfg)
     memset(cfg, 0, sizeof *cfg);
 }
 
+/* Bit i set for each "section.key" of keys[] that the configuration states. */
+static unsigned stated_keys(const cJSON *config, const char *const *keys, int n)
+{
+    unsigned mask = 0;
+    for (int l = 0; l < n; l++) {
+        char section[32];
+        const char *dot = strchr(keys[l], '.');
+        size_t len = (size_t)(dot - keys[l]);
+        memcpy(section, keys[l], len);
+        section[len] = '\0';
+        const cJSON *body = cJSON_GetObjectItemCaseSensitive(config, section);
+        if (cJSON_IsObject(body) && cJSON_GetObjectItemCaseSensitive(body, dot + 1) != NULL)
+            mask |= 1u << l;
+    }
+    return mask;
+}
+
+unsigned sax_config_stated_levers(const cJSON *config)
+{
+    return stated_keys(config, sax_lever_keys, SAX_LEVER_COUNT);
+}
+
+unsigned sax_config_stated_software(const cJSON *config)
+{
+    return stated_keys(config, sax_software_keys, SAX_SOFTWARE_COUNT);
+}
+
 sax_status_t sax_config_from_json(const cJSON *root, const char *file, const char *path_prefix,
                                   sax_config_t *cfg, sax_error_t *err)
 {

@@ -17,33 +17,6 @@ static bool known(const char *const *keys, int n, const char *key)
     return false;
 }
 
-/* Bit i set for each "section.key" of keys[] that the configuration states. */
-static unsigned stated_keys(const cJSON *config, const char *const *keys, int n)
-{
-    unsigned mask = 0;
-    for (int l = 0; l < n; l++) {
-        char section[32];
-        const char *dot = strchr(keys[l], '.');
-        size_t len = (size_t)(dot - keys[l]);
-        memcpy(section, keys[l], len);
-        section[len] = '\0';
-        const cJSON *body = cJSON_GetObjectItemCaseSensitive(config, section);
-        if (cJSON_IsObject(body) && cJSON_GetObjectItemCaseSensitive(body, dot + 1) != NULL)
-            mask |= 1u << l;
-    }
-    return mask;
-}
-
-unsigned sax_config_stated_levers(const cJSON *config)
-{
-    return stated_keys(config, sax_lever_keys, SAX_LEVER_COUNT);
-}
-
-unsigned sax_config_stated_software(const cJSON *config)
-{
-    return stated_keys(config, sax_software_keys, SAX_SOFTWARE_COUNT);
-}
-
 static sax_status_t parse_case(cf_ctx_t *ctx, const cJSON *c, sax_case_t *out)
 {
     char found[96];
