@@ -288,6 +288,12 @@ typedef struct {
                                                  Config key training.elementwise_kernels */
 } sax_training_t;
 
+/* The models torchtitan's per-op checkpointing (training.selective_ac_option "op") is priced for: dense,
+ * without multi-head latent attention; and PyTorch eager (training.elementwise_kernels "eager"): the
+ * same with SwiGLU, torchtitan's Llama block. The configuration refuses the options elsewhere. */
+bool sax_op_sac_priced(const sax_model_desc_t *m);
+bool sax_eager_priced(const sax_model_desc_t *m);
+
 /* Bytes of one gradient element as reduced (and stored as the main gradient). */
 double sax_grad_bytes(const sax_training_t *t);
 

@@ -24,7 +24,6 @@ static bool software_value(sax_software_t s, int v, const sax_problem_t *p0, con
     const sax_training_t *t0 = &p0->training;
     sax_training_t *t = &p->training;
     const sax_model_desc_t *m = &p0->model;
-    const bool dense_swiglu = m->experts == 0 && m->kv_lora_rank == 0 && m->ffn_act == SAX_FFN_SWIGLU;
     const char *name = NULL; /* an enum value's name; NULL for a boolean */
     bool *flag = NULL, open = true;
     int count = 2, own = 0;
@@ -56,10 +55,10 @@ static bool software_value(sax_software_t s, int v, const sax_problem_t *p0, con
                          (v != SAX_FP8_RECIPE_MXFP8 || all_mxfp8(&p0->cluster)));
     case SAX_SOFTWARE_ELEMENTWISE:
         ENUM_SETTING(elementwise_kernels, sax_elementwise_t, sax_elementwise_names, SAX_ELEMENTWISE_COUNT,
-                     dense_swiglu);
+                     sax_eager_priced(m));
     case SAX_SOFTWARE_SELECTIVE_AC:
         ENUM_SETTING(selective_ac_option, sax_selective_ac_t, sax_selective_ac_names, SAX_SELECTIVE_AC_COUNT,
-                     m->experts == 0 && m->kv_lora_rank == 0 && c0->recompute == SAX_RECOMPUTE_SELECTIVE &&
+                     sax_op_sac_priced(m) && c0->recompute == SAX_RECOMPUTE_SELECTIVE &&
                          c0->recompute_modules == 0);
     case SAX_SOFTWARE_CP_COMM:
         ENUM_SETTING(cp_comm_type, sax_cp_comm_t, sax_cp_comm_names, SAX_CP_COMM_COUNT, c0->cp > 1);

@@ -20,6 +20,13 @@ static double qk_dim(const sax_model_desc_t *m) { return head_dim(m) + (double)m
 
 static bool is_mla(const sax_model_desc_t *m) { return m->kv_lora_rank > 0; }
 
+bool sax_op_sac_priced(const sax_model_desc_t *m) { return m->experts == 0 && !is_mla(m); }
+
+bool sax_eager_priced(const sax_model_desc_t *m)
+{
+    return sax_op_sac_priced(m) && m->ffn_act == SAX_FFN_SWIGLU;
+}
+
 static double attention_params(const sax_model_desc_t *m)
 {
     double h = m->hidden, a = m->heads, g = m->kv_heads, d = head_dim(m);
@@ -358,7 +365,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      *   than one fused kernel; backward the product's two gradients (6 + 6) and silu's (4 + 2), 6 more.
      * Residual adds are one kernel either way. Kernels: 16 for the norms, 6 rotary, 2 copies, 2 SwiGLU
      * forward (22 beyond the fused count's 4 of them); backward about 12 a norm, 6, 2 and 3 (29 more). */
-    if (tr->elementwise_kernels == SAX_ELEMENTWISE_EAGER && !moe && !is_mla(m)) {
+    if (tr->elementwise_kernels == SAX_ELEMENTWISE_EAGER && sax_eager_priced(m)) {
         const double q = a * d / t, kv = g * d / t, f = m->ffn_hidden / t;
         eager_fwd = tok * (64.0 * h / rep + 24.0 * (q + kv) + 4.0 * f);
         eager_bwd = tok * (136.0 * h / rep + 24.0 * (q + kv) + 6.0 * f);
@@ -426,7 +433,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * so fp8 is priced as BF16 is (docs/cost-model.md section 8). */
     out->act_op_bytes = 0.0;
     out->op_sac_s = 0.0;
-    if (tr->selective_ac_option == SAX_SELECTIVE_AC_OP && !moe && !is_mla(m)) {
+    if (tr->selective_ac_option == SAX_SELECTIVE_AC_OP && sax_op_sac_priced(m)) {
         const double f = m->ffn_hidden;
         const bool swiglu = kf == 3.0;
         double kept = SAX_ACT_BYTES * (h / rep + 2.0 * a * d / t + g * d / t + f / t + (swiglu ? h : 0.0) +

@@ -354,7 +354,7 @@ static sax_status_t check_selective_ac(cf_ctx_t *ctx, const cJSON *par, const sa
     size_t mark = cf_push_key(ctx, "training");
     cf_push_key(ctx, "selective_ac_option");
     sax_status_t st = SAX_OK;
-    if (m->experts > 0 || m->kv_lora_rank > 0)
+    if (!sax_op_sac_priced(m))
         st = cf_fail(ctx,
                      "expected \"modules\": \"op\" (torchtitan's per-op policy) is priced for dense models "
                      "without multi-head latent attention, found model.experts %d, model.kv_lora_rank %d",
@@ -373,8 +373,7 @@ static sax_status_t check_selective_ac(cf_ctx_t *ctx, const cJSON *par, const sa
 static sax_status_t check_elementwise(cf_ctx_t *ctx, const sax_problem_t *p)
 {
     const sax_model_desc_t *m = &p->model;
-    if (p->training.elementwise_kernels != SAX_ELEMENTWISE_EAGER ||
-        (m->experts == 0 && m->kv_lora_rank == 0 && m->ffn_act == SAX_FFN_SWIGLU))
+    if (p->training.elementwise_kernels != SAX_ELEMENTWISE_EAGER || sax_eager_priced(m))
         return SAX_OK;
     size_t mark = cf_push_key(ctx, "training");
     cf_push_key(ctx, "elementwise_kernels");
