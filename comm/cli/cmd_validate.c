@@ -22,7 +22,7 @@ static bool memory_refusal(const sax_case_t *cs, const sax_result_t *r, sax_scra
                            sax_memory_assumption_t *assumed, char *why, size_t n)
 {
     int k = snprintf(why, n, "%.1f GiB", r->memory_per_gpu_bytes / (1024.0 * 1024.0 * 1024.0));
-    unsigned open = ~cs->stated_levers & ((1u << SAX_LEVER_COUNT) - 1);
+    unsigned open = ~cs->config.stated_levers & ((1u << SAX_LEVER_COUNT) - 1);
     bool found = false;
     if (sax_model_memory_assume(&cs->config.problem, &cs->config.candidate, open, scratch, assumed, &found) !=
             SAX_OK ||

@@ -500,7 +500,6 @@ static sax_status_t runs_from_dataset(cal_state_t *st, const char *name, sax_err
         snprintf(r->label, sizeof r->label, "%.60s cases[%d] (%.40s)", name, i, cases[i].name);
         r->cfg = cases[i].config; /* ownership moves to the run */
         memset(&cases[i].config, 0, sizeof cases[i].config);
-        r->stated = cases[i].stated_levers;
         r->measured_s = cases[i].measured_s;
     }
     st->n_runs = n;
@@ -563,7 +562,6 @@ static sax_status_t parse_runs(cal_state_t *st, const cJSON *arr, sax_error_t *e
                                  "%s: %s: expected a full sax configuration, found nothing", file, cpath);
         if ((s = sax_config_from_json(cfg, file, cpath, &r->cfg, err)) != SAX_OK)
             return s;
-        r->stated = sax_config_stated_levers(cfg);
         st->n_runs = i + 1;
         if (!r->cfg.has_candidate)
             return sax_error_set(

@@ -33,7 +33,8 @@ sax_status_t cal_holdout_evaluate(const cal_state_t *st, cal_holdout_t *h, sax_e
     none.n_params = 0;
     for (int i = 0; i < h->n; i++) {
         sax_error_t ignored;
-        if (cal_assume_fit(st, &h->cases[i].config, h->cases[i].stated_levers, &h->assumed[i]) != SAX_OK)
+        if (cal_assume_fit(st, &h->cases[i].config, h->cases[i].config.stated_levers, &h->assumed[i]) !=
+            SAX_OK)
             h->assumed[i].a.n = 0; /* cal_predict meets the same failure */
         if (cal_predict(&none, NULL, &h->cases[i].config, h->cases[i].name, &h->before_s[i], &ignored) !=
             SAX_OK)

@@ -294,7 +294,7 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
     for (int i = 0; i < st->n_runs; i++) {
         sax_error_t why = {{0}};
         cal_run_t *run = &st->runs[i];
-        if (cal_assume_fit(st, &run->cfg, run->stated, &run->assumed) != SAX_OK)
+        if (cal_assume_fit(st, &run->cfg, run->cfg.stated_levers, &run->assumed) != SAX_OK)
             run->assumed.a.n = 0; /* cal_predict meets the same failure and says what it is */
         run->usable = cal_predict(st, start, &run->cfg, run->label, &run->start_s, &why) == SAX_OK;
         run->fitted_s = run->heldout_s = NAN;

@@ -95,7 +95,6 @@ typedef struct {
     char name[64];
     char family[64];  /* "" without one */
     sax_config_t cfg; /* with the assumed settings set */
-    unsigned stated;  /* sax_config_stated_levers of its config */
     cal_assumed_t assumed;
     double measured_s;
     bool usable;                         /* feasible under the model at the start values */

@@ -598,16 +598,6 @@ static unsigned stated_keys(const cJSON *config, const char *const *keys, int n)
     return mask;
 }
 
-unsigned sax_config_stated_levers(const cJSON *config)
-{
-    return stated_keys(config, sax_lever_keys, SAX_LEVER_COUNT);
-}
-
-unsigned sax_config_stated_software(const cJSON *config)
-{
-    return stated_keys(config, sax_software_keys, SAX_SOFTWARE_COUNT);
-}
-
 sax_status_t sax_config_from_json(const cJSON *root, const char *file, const char *path_prefix,
                                   sax_config_t *cfg, sax_error_t *err)
 {
@@ -648,7 +638,8 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
         (st = check_elementwise(&ctx, &cfg->problem)) != SAX_OK)
         goto fail;
     cfg->has_candidate = par != NULL;
-    cfg->stated_software = sax_config_stated_software(root);
+    cfg->stated_levers = stated_keys(root, sax_lever_keys, SAX_LEVER_COUNT);
+    cfg->stated_software = stated_keys(root, sax_software_keys, SAX_SOFTWARE_COUNT);
     if (cfg->has_candidate &&
         (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
         goto fail;

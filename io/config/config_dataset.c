@@ -72,7 +72,6 @@ static sax_status_t parse_case(cf_ctx_t *ctx, const cJSON *c, sax_case_t *out)
         return cf_fail(ctx, "missing required key (expected a full sax configuration)");
     sax_status_t st = sax_config_from_json(config, ctx->file, ctx->path, &out->config, ctx->err);
     cf_pop(ctx, mark);
-    out->stated_levers = sax_config_stated_levers(config);
     return st;
 }
 

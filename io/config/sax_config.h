@@ -66,7 +66,9 @@ typedef struct {
     sax_problem_t *scenarios; /* n_scenarios problems; the first variable varies slowest */
     double *scenario_values;  /* n_scenarios x space.n_scenario_vars SI values (NULL when no vars) */
     char *effective_json;     /* the whole effective configuration as JSON (for provenance) */
-    unsigned stated_software; /* sax_config_stated_software of the file: the settings it states */
+    unsigned stated_levers;   /* bit l: the file states sax_lever_keys[l] (a measured run's others are open
+                                 to assume: `sax validate`, `sax calibrate`, sax_model_memory_assume) */
+    unsigned stated_software; /* bit s: the file states sax_software_keys[s] (`sax eval`'s unstated list) */
 } sax_config_t;
 
 /* Loads and validates `path`. Init semantics: `cfg` need not be initialised; on error nothing is
@@ -82,12 +84,6 @@ sax_status_t sax_config_parse(const char *json_text, const char *name_for_messag
 struct cJSON;
 sax_status_t sax_config_from_json(const struct cJSON *obj, const char *file, const char *path_prefix,
                                   sax_config_t *cfg, sax_error_t *err);
-/* Which of the settings that trade time for memory (sax_lever_keys, "section.key") a configuration's
- * JSON states: bit l for sax_lever_keys[l]. A measured run's others are open to assume (`sax validate`,
- * `sax calibrate`: sax_model_memory_assume). */
-unsigned sax_config_stated_levers(const struct cJSON *config);
-/* The same for the software settings of SAX_SOFTWARE_LIST (bit s for setting s). */
-unsigned sax_config_stated_software(const struct cJSON *config);
 /* Parses JSON text (the one reader of every input file: configurations, datasets, measurements).
  * SAX_ERR_INPUT with "<name>:LINE:COL: ..." for a syntax error, and with "<name>: <path>: expected
  * each key once ..." for a key repeated in any object (cJSON would keep both and use the first).
@@ -120,9 +116,7 @@ typedef struct {
     char name[64];
     char family[64]; /* "" when the case names none */
     sax_config_t config;
-    double measured_s;      /* measured iteration time */
-    unsigned stated_levers; /* bit l: the case's config states sax_lever_keys[l] (`sax validate` assumes
-                               only what the run's description leaves open) */
+    double measured_s; /* measured iteration time */
 } sax_case_t;
 
 sax_status_t sax_dataset_load(const char *path, sax_case_t **cases, int *n, sax_error_t *err);
