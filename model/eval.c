@@ -508,7 +508,26 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     const double *call = lcm->s;
     const double tp_all = moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP];
     double tp_f = tp_all, tp_b = tp_all, tp_b_all = tp_all; /* exposed; the backward's in all */
-    if (c->sequence_parallel && p->training.tp_comm_overlap) {
+    double tp_f_all = tp_all, tp_ag = -1.0;                 /* the forward's in all; its gathers that show */
+    if (c->sequence_parallel && p->training.tp_implementation == SAX_TP_IMPL_DTENSOR) {
+        /* PyTorch DTensor, compiled (torchtitan): forward, the gathers before QKV and FC1 and the
+         * reduce-scatters after the projection and FC2 (half the traffic each); backward, the row-parallel
+         * layers gather their output gradient and the column-parallel ones reduce-scatter their input
+         * gradient, nothing re-gathered. All wait: Inductor keeps the graph's order (its
+         * reorder_for_compute_comm_overlap is off by default). torchao's Float8 TP (the tensorwise
+         * recipe) casts before it gathers, forward and backward: the gathers carry half the bytes. Async
+         * TP (torch/_inductor/fx_passes/micro_pipeline_tp.py) runs every gather inside the matrix
+         * multiplies that consume it and each reduce-scatter of one matrix multiply's output inside it;
+         * the input gradient of QKV and FC1 is a sum of matrix multiplies, so its reduce-scatter waits. */
+        const bool fp8_gather =
+            p->training.precision == SAX_PRECISION_FP8 && p->training.fp8_recipe == SAX_FP8_RECIPE_TENSORWISE;
+        const double ag = 0.5 * tp_all * (fp8_gather ? 0.5 : 1.0), rs = 0.5 * tp_all,
+                     shown = p->training.tp_comm_overlap ? 1.0 - p->training.tp_overlap : 1.0;
+        tp_f_all = tp_b_all = ag + rs;
+        tp_ag = ag * shown;
+        tp_f = (ag + rs) * shown;
+        tp_b = ag * shown + rs;
+    } else if (c->sequence_parallel && p->training.tp_comm_overlap) {
         /* --tp-comm-overlap (userbuffers, needs sequence parallelism): the all-gathers and
          * reduce-scatters run in pieces inside the GEMMs that consume and produce them */
         tp_f = tp_b = tp_all * (1.0 - p->training.tp_overlap);
@@ -522,6 +541,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         tp_b = 0.5 * tp_all + sax_max(0.0, tp_all - lc->gemm_s);
         tp_b_all = 1.5 * tp_all;
     }
+    if (tp_ag < 0.0)
+        tp_ag = 0.5 * tp_f; /* the forward's gathers are half its traffic */
     /* CP: the p2p ring's passes run behind attention's chunks, an all-gather waits (Megatron-Core's
      * cp_comm_type; the backward gathers K and V again and reduce-scatters their gradients) */
     const double cp_hide = p->training.cp_comm_type == SAX_CP_COMM_P2P ? 1.0 : 0.0;
@@ -558,7 +579,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
          * TP's all-gathers (the forward's reduce-scatters are kept) run again */
         rc_math = lc->op_sac_s;
         rc_mem = lc->elem_s;
-        rc_tp = 0.5 * tp_f;
+        rc_tp = tp_ag;
     } else if (core_attn && !p->training.flash_attention) {
         rc_math = lc->attn_s; /* recompute the attention core (flash does anyway) */
         rc_mem = 0.5 * lc->elem_s;
@@ -585,9 +606,9 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
      * behind the other direction, ZeRO-3's prefetched gathers and scatters. */
     double hid_f = 0.0, hid_b = 0.0;
     if (interference > 0.0) {
-        hid_f = (tp_all - tp_f) + (call[LAYER_CP] - cp_f) + (moe ? 2.0 * call[LAYER_EP] - ep_f : 0.0) +
+        hid_f = (tp_f_all - tp_f) + (call[LAYER_CP] - cp_f) + (moe ? 2.0 * call[LAYER_EP] - ep_f : 0.0) +
                 (c->zero == 3 ? z3_ag * slow - z3_f : 0.0);
-        hid_b = (tp_b_all - tp_b) + (c->recompute == SAX_RECOMPUTE_FULL ? tp_all - tp_f : 0.0) +
+        hid_b = (tp_b_all - tp_b) + (c->recompute == SAX_RECOMPUTE_FULL ? tp_f_all - tp_f : 0.0) +
                 (2.0 * call[LAYER_CP] - cp_b) + (moe ? 2.0 * call[LAYER_EP] - ep_b : 0.0) +
                 (c->zero == 3 ? (z3_ag + z3_rs) * slow - z3_b : 0.0);
         hid_f *= interference;

@@ -113,6 +113,11 @@ int sax_status_exit_code(sax_status_t s);
  * embedding and activation, or torch.compile's), or PyTorch eager, op by op (torchtitan's Llama block
  * without its training.compile) */
 #define SAX_ELEMENTWISE_LIST(X) X(SAX_ELEMENTWISE_FUSED, "fused") X(SAX_ELEMENTWISE_EAGER, "eager")
+/* Whose tensor parallelism issues TP's collectives: Megatron-Core's layers and Transformer Engine's
+ * (userbuffers under --tp-comm-overlap), or PyTorch's DTensor ColwiseParallel/RowwiseParallel as
+ * torchtitan applies them, compiled (torch's micro-pipeline async TP under tp_comm_overlap; torchao's
+ * Float8 TP gathers in FP8 under the tensorwise recipe) */
+#define SAX_TP_IMPL_LIST(X) X(SAX_TP_IMPL_MEGATRON, "megatron") X(SAX_TP_IMPL_DTENSOR, "dtensor")
 /* The flash-attention kernel a run uses (Megatron-LM's --attention-backend): Transformer Engine's cuDNN
  * fused attention, or Dao's FlashAttention-1 (and the Triton kernels of its generation), -2 or -3 */
 #define SAX_ATTN_BACKEND_LIST(X)                                                                             \
@@ -158,6 +163,7 @@ typedef enum { SAX_FLEX_BACKEND_LIST(SAX_ENUM_MEMBER) SAX_FLEX_BACKEND_COUNT } s
 typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
 typedef enum { SAX_SELECTIVE_AC_LIST(SAX_ENUM_MEMBER) SAX_SELECTIVE_AC_COUNT } sax_selective_ac_t;
 typedef enum { SAX_ELEMENTWISE_LIST(SAX_ENUM_MEMBER) SAX_ELEMENTWISE_COUNT } sax_elementwise_t;
+typedef enum { SAX_TP_IMPL_LIST(SAX_ENUM_MEMBER) SAX_TP_IMPL_COUNT } sax_tp_impl_t;
 typedef enum { SAX_CP_COMM_LIST(SAX_ENUM_MEMBER) SAX_CP_COMM_COUNT } sax_cp_comm_t;
 typedef enum { SAX_CE_FUSION_LIST(SAX_ENUM_MEMBER) SAX_CE_FUSION_COUNT } sax_ce_fusion_t;
 typedef enum { SAX_FP8_RECIPE_LIST(SAX_ENUM_MEMBER) SAX_FP8_RECIPE_COUNT } sax_fp8_recipe_t;
@@ -183,6 +189,7 @@ extern const char *const sax_flex_backend_names[SAX_FLEX_BACKEND_COUNT];
 extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
 extern const char *const sax_selective_ac_names[SAX_SELECTIVE_AC_COUNT];
 extern const char *const sax_elementwise_names[SAX_ELEMENTWISE_COUNT];
+extern const char *const sax_tp_impl_names[SAX_TP_IMPL_COUNT];
 extern const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT];
 extern const char *const sax_ce_fusion_names[SAX_CE_FUSION_COUNT];
 extern const char *const sax_fp8_recipe_names[SAX_FP8_RECIPE_COUNT];
@@ -286,6 +293,8 @@ typedef struct {
                                                  training.selective_ac_option */
     sax_elementwise_t elementwise_kernels;     /* fused kernels or PyTorch eager for the memory-bound steps.
                                                  Config key training.elementwise_kernels */
+    sax_tp_impl_t tp_implementation;           /* Megatron-Core's TP layers or PyTorch DTensor's. Config key
+                                                 training.tp_implementation */
 } sax_training_t;
 
 /* The models torchtitan's per-op checkpointing (training.selective_ac_option "op") is priced for: dense,
@@ -855,6 +864,7 @@ void sax_model_memory_assumption_text(const sax_memory_assumption_t *a, bool jso
     X(SAX_SOFTWARE_FSDP, "training.fsdp")                                                                    \
     X(SAX_SOFTWARE_FP8_RECIPE, "training.fp8_recipe")                                                        \
     X(SAX_SOFTWARE_ELEMENTWISE, "training.elementwise_kernels")                                              \
+    X(SAX_SOFTWARE_TP_IMPL, "training.tp_implementation")                                                    \
     X(SAX_SOFTWARE_SELECTIVE_AC, "training.selective_ac_option")                                             \
     X(SAX_SOFTWARE_CP_COMM, "training.cp_comm_type")                                                         \
     X(SAX_SOFTWARE_DISPATCHER, "training.moe_token_dispatcher")

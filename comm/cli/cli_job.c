@@ -237,6 +237,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     if (p->training.elementwise_kernels == SAX_ELEMENTWISE_EAGER)
         NOTE(j, "elementwise_kernels eager: PyTorch eager kernels, torchtitan without training.compile; "
                 "Megatron-LM runs Transformer Engine's fused kernels");
+    if (p->training.tp_implementation == SAX_TP_IMPL_DTENSOR)
+        NOTE(j, "tp_implementation dtensor: PyTorch DTensor's tensor parallelism as torchtitan applies it "
+                "(async TP for tp_comm_overlap); Megatron-LM runs its own TP layers");
     if (!p->training.master_weights)
         NOTE(j, "master_weights false: the optimizer updates the bf16 weights (no fp32 master copy), "
                 "PyTorch's Adam on a bf16 model; Megatron-LM keeps fp32 master weights");

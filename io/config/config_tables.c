@@ -152,6 +152,17 @@ static const cf_field_t training_fields[] = {
            "fp32 in eight kernels, the rotary embedding through fp32 complex numbers, the grouped K and V "
            "copied out to every query head, SwiGLU in two kernels (dense SwiGLU models without MLA; "
            "docs/cost-model.md section 2)"),
+    ENUM_F(
+        sax_training_t, tp_implementation, "tp_implementation", sax_tp_impl_names, SAX_TP_IMPL_COUNT,
+        CF_DEFAULT, SAX_TP_IMPL_MEGATRON,
+        "whose layers issue TP's collectives under sequence parallelism: `megatron`, Megatron-Core's and "
+        "Transformer Engine's (the backward's input gathers and gradient reduce-scatters of QKV and FC1 "
+        "run behind their GEMMs; `tp_comm_overlap` is Transformer Engine's userbuffers); `dtensor`, "
+        "PyTorch DTensor's ColwiseParallel and RowwiseParallel as torchtitan applies them, compiled: every "
+        "gather and reduce-scatter waits, `tp_comm_overlap` is torch's async TP (its micro-pipeline pass "
+        "fuses the gathers and the reduce-scatters of one matrix multiply's output, not the backward's "
+        "reduce-scatter of the QKV and FC1 input gradients, a sum of matrix multiplies), and the Float8 "
+        "tensorwise recipe gathers in FP8 (torchao's Float8ColwiseParallel; docs/cost-model.md section 6)"),
     BOOL_F(
         sax_training_t, cross_entropy_loss_fusion, "cross_entropy_loss_fusion", 0,
         "Megatron-LM's --cross-entropy-loss-fusion: the loss over the logits in fused kernels (28 B a logit "

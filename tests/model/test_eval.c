@@ -499,6 +499,87 @@ static void test_tp_collectives_as_megatron_runs_them(void **state)
     assert_true(ar_off.breakdown_s[SAX_PHASE_TP] > 0.0);
 }
 
+/* TP as PyTorch DTensor runs it, compiled (training.tp_implementation "dtensor", torchtitan), in units
+ * of u, one all-reduce's worth of a layer's activations (an all-gather and a reduce-scatter, half each),
+ * read off Megatron-LM's run with --tp-comm-overlap and nothing hidden (4u a layer). Derived from
+ * torchtitan's apply_tp and torch's micro-pipeline pass, not from sax:
+ * - plain: forward, two gathers and two reduce-scatters (2u); backward, the row-parallel layers gather
+ *   their output gradient (u), the column-parallel ones reduce-scatter their input gradient (u); all
+ *   wait: 4u, where Megatron-LM's own layers show 3u;
+ * - async TP: every gather hides, and the forward's reduce-scatters; the backward's reduce-scatter of
+ *   the QKV and FC1 input gradient (a sum of matrix multiplies) waits: u;
+ * - Float8 tensorwise (torchao's Float8 TP gathers in FP8, half the bytes): 1.5u forward and 1.5u
+ *   backward, 3u; with async TP still u; the delayed recipe gathers in bf16: 4u;
+ * - full recomputation runs the forward's again: 6u (4.5u in Float8);
+ * - torchtitan's per-op checkpointing runs the forward's gathers again: 5u (3.5u in Float8; async, u);
+ * - without sequence parallelism the all-reduces wait, as Megatron-LM's: 4u. */
+static void test_tp_collectives_as_dtensor_runs_them(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model.layers = 16;
+    sax_candidate_t c = base();
+    c.pp = 1;
+    assert_true(c.tp == 8 && c.sequence_parallel && c.recompute == SAX_RECOMPUTE_SELECTIVE);
+    static const sax_precision_t precs[] = {SAX_PRECISION_BF16, SAX_PRECISION_FP8};
+    for (int k = 0; k < 2; k++) {
+        p.training.precision = precs[k];
+        p.training.fp8_recipe = SAX_FP8_RECIPE_TENSORWISE;
+        const bool fp8 = precs[k] == SAX_PRECISION_FP8;
+        p.training.tp_implementation = SAX_TP_IMPL_MEGATRON;
+        p.training.tp_comm_overlap = true;
+        p.training.tp_overlap = 0.0;
+        sax_result_t ref = fixture_eval(&p, &c);
+        assert_true(ref.feasible);
+        const double u = ref.breakdown_s[SAX_PHASE_TP] / 4.0;
+        assert_true(u > 0.0);
+        p.training.tp_implementation = SAX_TP_IMPL_DTENSOR;
+        p.training.tp_overlap = 1.0;
+        const struct {
+            bool overlap;
+            sax_recompute_t recompute;
+            sax_selective_ac_t option;
+            double units;
+        } cases[] = {
+            {false, SAX_RECOMPUTE_SELECTIVE, SAX_SELECTIVE_AC_MODULES, fp8 ? 3.0 : 4.0},
+            {true, SAX_RECOMPUTE_SELECTIVE, SAX_SELECTIVE_AC_MODULES, 1.0},
+            {false, SAX_RECOMPUTE_FULL, SAX_SELECTIVE_AC_MODULES, fp8 ? 4.5 : 6.0},
+            {false, SAX_RECOMPUTE_SELECTIVE, SAX_SELECTIVE_AC_OP, fp8 ? 3.5 : 5.0},
+            {true, SAX_RECOMPUTE_SELECTIVE, SAX_SELECTIVE_AC_OP, 1.0},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            p.training.tp_comm_overlap = cases[i].overlap;
+            c.recompute = cases[i].recompute;
+            p.training.selective_ac_option = cases[i].option;
+            sax_result_t r = fixture_eval(&p, &c);
+            assert_true(r.feasible);
+            double want = cases[i].units * u;
+            if (fabs(r.breakdown_s[SAX_PHASE_TP] - want) > 1e-9 * want)
+                fail_msg("%s, overlap %d, recompute %d: TP shows %.9g s, expected %.3g u = %.9g s",
+                         fp8 ? "fp8" : "bf16", cases[i].overlap, (int)cases[i].recompute,
+                         r.breakdown_s[SAX_PHASE_TP], cases[i].units, want);
+        }
+        c.recompute = SAX_RECOMPUTE_SELECTIVE;
+        p.training.selective_ac_option = SAX_SELECTIVE_AC_MODULES;
+        if (fp8) { /* delayed scaling gathers in bf16 (torchao gathers in FP8 only under dynamic scaling) */
+            p.training.fp8_recipe = SAX_FP8_RECIPE_DELAYED;
+            p.training.tp_comm_overlap = false;
+            sax_result_t row = fixture_eval(&p, &c);
+            assert_true(row.feasible);
+            assert_true(fabs(row.breakdown_s[SAX_PHASE_TP] - 4.0 * u) <= 1e-9 * u);
+        }
+    }
+    /* without sequence parallelism nothing is DTensor's own: the same as Megatron-LM's */
+    p.training.precision = SAX_PRECISION_BF16;
+    p.training.tp_comm_overlap = false;
+    c.sequence_parallel = false;
+    sax_result_t ar_dt = fixture_eval(&p, &c);
+    p.training.tp_implementation = SAX_TP_IMPL_MEGATRON;
+    sax_result_t ar_mg = fixture_eval(&p, &c);
+    assert_true(ar_dt.feasible && ar_mg.feasible);
+    assert_true(ar_dt.breakdown_s[SAX_PHASE_TP] == ar_mg.breakdown_s[SAX_PHASE_TP]);
+}
+
 /* Communication hidden behind compute slows it by gpu.comm_interference of its time (docs/cost-model.md
  * section 6). One stage of 16 layers, TP 8 with sequence parallelism and --tp-comm-overlap: with
  * tp_overlap 1 every TP collective hides behind the GEMMs, with tp_overlap 0 every one shows, as the
@@ -860,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
         cmocka_unit_test(test_tp_collectives_as_megatron_runs_them),
+        cmocka_unit_test(test_tp_collectives_as_dtensor_runs_them),
         cmocka_unit_test(test_hidden_traffic_slows_compute),
         cmocka_unit_test(test_step_overhead_once_an_iteration),
         cmocka_unit_test(test_fsdp_copies),
