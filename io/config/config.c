@@ -351,21 +351,19 @@ static sax_status_t check_selective_ac(cf_ctx_t *ctx, const cJSON *par, const sa
         return SAX_OK;
     const sax_model_desc_t *m = &p->model;
     const cJSON *list = par != NULL ? cJSON_GetObjectItemCaseSensitive(par, "recompute_modules") : NULL;
-    size_t mark = cf_push_key(ctx, "training");
-    cf_push_key(ctx, "selective_ac_option");
-    sax_status_t st = SAX_OK;
     if (!sax_op_sac_priced(m))
-        st = cf_fail(ctx,
-                     "expected \"modules\": \"op\" (torchtitan's per-op policy) is priced for dense models "
-                     "without multi-head latent attention, found model.experts %d, model.kv_lora_rank %d",
-                     m->experts, m->kv_lora_rank);
-    else if (list != NULL && cJSON_GetArraySize(list) > 0)
-        st = cf_fail(ctx,
-                     "expected \"modules\" with parallelism.recompute_modules (Megatron-Core's modules), or "
-                     "\"op\" without it, found \"op\" and %d modules",
-                     cJSON_GetArraySize(list));
-    cf_pop(ctx, mark);
-    return st;
+        return cf_fail_at(
+            ctx, "training", "selective_ac_option",
+            "expected \"modules\": \"op\" (torchtitan's per-op policy) is priced for dense models "
+            "without multi-head latent attention, found model.experts %d, model.kv_lora_rank %d",
+            m->experts, m->kv_lora_rank);
+    if (list != NULL && cJSON_GetArraySize(list) > 0)
+        return cf_fail_at(
+            ctx, "training", "selective_ac_option",
+            "expected \"modules\" with parallelism.recompute_modules (Megatron-Core's modules), "
+            "or \"op\" without it, found \"op\" and %d modules",
+            cJSON_GetArraySize(list));
+    return SAX_OK;
 }
 
 /* PyTorch eager's steps are counted for torchtitan's Llama block (RMSNorm, rotary embedding, SwiGLU);
@@ -375,15 +373,11 @@ static sax_status_t check_elementwise(cf_ctx_t *ctx, const sax_problem_t *p)
     const sax_model_desc_t *m = &p->model;
     if (p->training.elementwise_kernels != SAX_ELEMENTWISE_EAGER || sax_eager_priced(m))
         return SAX_OK;
-    size_t mark = cf_push_key(ctx, "training");
-    cf_push_key(ctx, "elementwise_kernels");
-    sax_status_t st = cf_fail(ctx,
-                              "expected \"fused\": \"eager\" (PyTorch eager) is priced for torchtitan's "
-                              "Llama block, a dense SwiGLU model without multi-head latent attention, found "
-                              "model.ffn_act \"%s\", model.experts %d, model.kv_lora_rank %d",
-                              sax_ffn_act_names[m->ffn_act], m->experts, m->kv_lora_rank);
-    cf_pop(ctx, mark);
-    return st;
+    return cf_fail_at(ctx, "training", "elementwise_kernels",
+                      "expected \"fused\": \"eager\" (PyTorch eager) is priced for torchtitan's "
+                      "Llama block, a dense SwiGLU model without multi-head latent attention, found "
+                      "model.ffn_act \"%s\", model.experts %d, model.kv_lora_rank %d",
+                      sax_ffn_act_names[m->ffn_act], m->experts, m->kv_lora_rank);
 }
 
 static int64_t total_gpus(const sax_cluster_t *c)
@@ -403,18 +397,14 @@ static sax_status_t check_fixed_split(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
     if (!(fixed->given & (first | last)) || (c->first_stage_layers == 0 && c->last_stage_layers == 0) ||
         sax_layer_split_valid(m->layers, c))
         return SAX_OK;
-    size_t mark = cf_push_key(ctx, "parallelism");
-    cf_push_key(ctx, fixed->given & first ? "decoder_first_pipeline_num_layers"
-                                          : "decoder_last_pipeline_num_layers");
-    sax_status_t st =
-        cf_fail(ctx,
-                "expected a split Megatron-LM runs (layer_split \"uniform\", pp >= 2, first + last <= the %d "
-                "layers, the rest divided evenly over the stages not set, every stage's layers a multiple of "
-                "vpp = %d), found first %d, last %d on %d stages with layer_split \"%s\"",
-                m->layers, c->vpp, c->first_stage_layers, c->last_stage_layers, c->pp,
-                sax_layer_split_names[c->layer_split]);
-    cf_pop(ctx, mark);
-    return st;
+    return cf_fail_at(
+        ctx, "parallelism",
+        fixed->given & first ? "decoder_first_pipeline_num_layers" : "decoder_last_pipeline_num_layers",
+        "expected a split Megatron-LM runs (layer_split \"uniform\", pp >= 2, first + last <= the %d "
+        "layers, the rest divided evenly over the stages not set, every stage's layers a multiple of "
+        "vpp = %d), found first %d, last %d on %d stages with layer_split \"%s\"",
+        m->layers, c->vpp, c->first_stage_layers, c->last_stage_layers, c->pp,
+        sax_layer_split_names[c->layer_split]);
 }
 
 /* Megatron's pipeline layout, written in a file without a space: pp x vpp virtual stages holding the
@@ -427,23 +417,20 @@ static sax_status_t check_fixed_layout(cf_ctx_t *ctx, const sax_model_desc_t *m,
     int layers = 0;
     for (int k = 0; k < c->n_layout; k++)
         layers += c->layout_layers[k];
-    size_t mark = cf_push_key(ctx, "parallelism");
-    cf_push_key(ctx, "pipeline_model_parallel_layout");
-    sax_status_t st;
+    const char *key = "pipeline_model_parallel_layout";
     if (c->n_layout != c->pp * c->vpp)
-        st = cf_fail(ctx,
-                     "expected pp x vpp = %d x %d = %d virtual stages (separated by '|'), found %d in \"%s\"",
-                     c->pp, c->vpp, c->pp * c->vpp, c->n_layout, c->layout_text);
-    else if (layers != m->layers)
-        st = cf_fail(ctx, "expected model.layers = %d transformer layers (t), found %d in \"%s\"", m->layers,
-                     layers, c->layout_text);
-    else
-        st = cf_fail(ctx,
-                     "expected no decoder_first/last_pipeline_num_layers beside a layout, found first %d, "
-                     "last %d",
-                     c->first_stage_layers, c->last_stage_layers);
-    cf_pop(ctx, mark);
-    return st;
+        return cf_fail_at(
+            ctx, "parallelism", key,
+            "expected pp x vpp = %d x %d = %d virtual stages (separated by '|'), found %d in \"%s\"", c->pp,
+            c->vpp, c->pp * c->vpp, c->n_layout, c->layout_text);
+    if (layers != m->layers)
+        return cf_fail_at(ctx, "parallelism", key,
+                          "expected model.layers = %d transformer layers (t), found %d in \"%s\"", m->layers,
+                          layers, c->layout_text);
+    return cf_fail_at(ctx, "parallelism", key,
+                      "expected no decoder_first/last_pipeline_num_layers beside a layout, found first %d, "
+                      "last %d",
+                      c->first_stage_layers, c->last_stage_layers);
 }
 
 /* dp "auto" and the default order of the one candidate `sax eval` evaluates. */
@@ -530,29 +517,19 @@ static sax_status_t check_precision(cf_ctx_t *ctx, const sax_problem_t *p)
     if (p->training.precision != SAX_PRECISION_FP8)
         return SAX_OK;
     for (int i = 0; i < p->cluster.n_sites; i++)
-        if (!(p->cluster.sites[i].gpu.peak_flops_fp8 > 0)) {
-            size_t mark = cf_push_key(ctx, "training");
-            cf_push_key(ctx, "precision");
-            sax_status_t st = cf_fail(ctx,
-                                      "expected \"bf16\": site \"%s\" has GPU \"%s\" without an FP8 peak "
-                                      "(peak_flops_fp8 is 0), found \"fp8\"",
-                                      p->cluster.sites[i].name, p->cluster.sites[i].gpu.name);
-            cf_pop(ctx, mark);
-            return st;
-        }
+        if (!(p->cluster.sites[i].gpu.peak_flops_fp8 > 0))
+            return cf_fail_at(ctx, "training", "precision",
+                              "expected \"bf16\": site \"%s\" has GPU \"%s\" without an FP8 peak "
+                              "(peak_flops_fp8 is 0), found \"fp8\"",
+                              p->cluster.sites[i].name, p->cluster.sites[i].gpu.name);
     /* Transformer Engine's MXFP8 recipe runs on compute capability 10.0 and later only (Blackwell) */
     for (int i = 0; i < p->cluster.n_sites && p->training.fp8_recipe == SAX_FP8_RECIPE_MXFP8; i++)
-        if (!p->cluster.sites[i].gpu.mxfp8) {
-            size_t mark = cf_push_key(ctx, "training");
-            cf_push_key(ctx, "fp8_recipe");
-            sax_status_t st = cf_fail(ctx,
-                                      "expected \"delayed\" or \"tensorwise\": site \"%s\" has GPU \"%s\" "
-                                      "without MXFP8 (gpu.mxfp8 false; Blackwell and later have it), found "
-                                      "\"mxfp8\"",
-                                      p->cluster.sites[i].name, p->cluster.sites[i].gpu.name);
-            cf_pop(ctx, mark);
-            return st;
-        }
+        if (!p->cluster.sites[i].gpu.mxfp8)
+            return cf_fail_at(ctx, "training", "fp8_recipe",
+                              "expected \"delayed\" or \"tensorwise\": site \"%s\" has GPU \"%s\" "
+                              "without MXFP8 (gpu.mxfp8 false; Blackwell and later have it), found "
+                              "\"mxfp8\"",
+                              p->cluster.sites[i].name, p->cluster.sites[i].gpu.name);
     return SAX_OK;
 }
 
@@ -562,11 +539,8 @@ static sax_status_t check_offload(cf_ctx_t *ctx, const sax_problem_t *p)
     int n = p->training.offload_activation_layers;
     if (n < p->model.layers)
         return SAX_OK;
-    size_t mark = cf_push_key(ctx, "training");
-    cf_push_key(ctx, "offload_activation_layers");
-    sax_status_t st = cf_fail(ctx, "expected fewer than model.layers = %d, found %d", p->model.layers, n);
-    cf_pop(ctx, mark);
-    return st;
+    return cf_fail_at(ctx, "training", "offload_activation_layers",
+                      "expected fewer than model.layers = %d, found %d", p->model.layers, n);
 }
 
 /* ---- public entry points ------------------------------------------------------------------------ */

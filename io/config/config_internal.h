@@ -89,6 +89,13 @@ sax_status_t cf_fail(cf_ctx_t *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* cf_fail at <section>.<key> below the current path, which it leaves as it found it: a check made after
+ * the sections are read. */
+sax_status_t cf_fail_at(cf_ctx_t *ctx, const char *section, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 /* Names (of a model, GPU, tier, site, baseline) are printed in tables, CSV and HDF5 attributes:
  * SAX_ERR_INPUT at the current path for a control character (a BEL or an escape sequence would act
  * on the terminal, a newline would break a row). */

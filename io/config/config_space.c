@@ -501,13 +501,9 @@ sax_status_t cf_build_scenarios(cf_ctx_t *ctx, const cf_fixed_t *fixed, sax_conf
     for (int i = 0; i < n_vars; i++) {
         n *= s->scenario_vars[i].n;
         if (n > SAX_CONFIG_MAX_SCENARIOS) {
-            size_t mark = cf_push_key(ctx, "space");
-            cf_push_key(ctx, "scenarios");
-            sax_status_t st =
-                cf_fail(ctx, "expected at most %d scenarios (the product of the lists), found more",
-                        SAX_CONFIG_MAX_SCENARIOS);
-            cf_pop(ctx, mark);
-            return st;
+            return cf_fail_at(ctx, "space", "scenarios",
+                              "expected at most %d scenarios (the product of the lists), found more",
+                              SAX_CONFIG_MAX_SCENARIOS);
         }
     }
     const cf_field_t *fields[SAX_SPACE_MAX_SCENARIO_VARS];

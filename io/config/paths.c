@@ -51,16 +51,34 @@ sax_status_t cf_check_name(cf_ctx_t *ctx, const char *name)
     return SAX_OK;
 }
 
-sax_status_t cf_fail(cf_ctx_t *ctx, const char *fmt, ...)
+static sax_status_t fail_v(cf_ctx_t *ctx, const char *fmt, va_list ap)
 {
     char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (ctx->path_len > 0)
         return sax_error_set(ctx->err, SAX_ERR_INPUT, "%s: %s: %s", ctx->file, ctx->path, msg);
     return sax_error_set(ctx->err, SAX_ERR_INPUT, "%s: %s", ctx->file, msg);
+}
+
+sax_status_t cf_fail(cf_ctx_t *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sax_status_t st = fail_v(ctx, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+sax_status_t cf_fail_at(cf_ctx_t *ctx, const char *section, const char *key, const char *fmt, ...)
+{
+    size_t mark = cf_push_key(ctx, section);
+    cf_push_key(ctx, key);
+    va_list ap;
+    va_start(ap, fmt);
+    sax_status_t st = fail_v(ctx, fmt, ap);
+    va_end(ap);
+    cf_pop(ctx, mark);
+    return st;
 }
 
 void cf_describe(const cJSON *item, char *buf, size_t n)

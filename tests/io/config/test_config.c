@@ -781,6 +781,30 @@ static void test_selective_ac_option(void **state)
                                      "multi-head latent attention, found model.experts 8"));
 }
 
+/* MXFP8 needs Blackwell: on H100 the file is refused at training.fp8_recipe with the site and GPU, on
+ * B200 it is read. */
+static void test_mxfp8_needs_blackwell(void **state)
+{
+    (void)state;
+    const char *fmt =
+        "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8, \"precision\": \"fp8\","
+        " \"fp8_recipe\": \"mxfp8\"}, \"cluster\": {\"gpu\": \"%s\", \"scale_up\": {\"size\": 8,"
+        " \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"}, \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+        " \"parallelism\": {\"tp\": 8}, \"network\": {}}";
+    char text[1024];
+    sax_config_t cfg;
+    sax_error_t err = {{0}};
+    snprintf(text, sizeof text, fmt, "B200");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+    assert_int_equal(cfg.problem.training.fp8_recipe, SAX_FP8_RECIPE_MXFP8);
+    sax_config_fini(&cfg);
+    snprintf(text, sizeof text, fmt, "H100");
+    assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text,
+                           "inline: training.fp8_recipe: expected \"delayed\" or \"tensorwise\": site "
+                           "\"s\" has GPU \"H100\" without MXFP8"));
+}
+
 /* PyTorch eager is priced for torchtitan's Llama block: a dense SwiGLU model is accepted, an MoE or a
  * GELU model is refused with the key and what was found. */
 static void test_elementwise_kernels(void **state)
@@ -866,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_unstated_expert_tp),
         cmocka_unit_test(test_recompute_modules),
         cmocka_unit_test(test_selective_ac_option),
+        cmocka_unit_test(test_mxfp8_needs_blackwell),
         cmocka_unit_test(test_elementwise_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
