@@ -401,7 +401,12 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     double fp8_saved = fp8 ? 2.0 * h + proj_in + width : 0.0;
     double masks = drop ? 0.0 : 2.0 * h;
     double per_tok = 3.0 * h + qkvo + latents + (4.0 + 3.0) * h + 2.0 * kf * width - fp8_saved - masks;
-    double replicated = sp ? 0.0 : 10.0 * h - masks + latents;
+    /* PyTorch DTensor's TP (training.tp_implementation "dtensor") keeps the gathered input of QKV and FC1
+     * for the weight gradient (autograd saves the matrix multiply's replicated input, torchao's Float8
+     * TP its FP8 copy), where Megatron-LM keeps the shard and gathers it again in the backward */
+    double gathered =
+        sp && tr->tp_implementation == SAX_TP_IMPL_DTENSOR ? 2.0 * (fp8 ? 1.0 : SAX_ACT_BYTES) * h : 0.0;
+    double replicated = sp ? gathered : 10.0 * h - masks + latents;
     double split = per_tok - replicated;
     double scores = flash ? 0.0 : (drop ? 5.0 : 2.0) * a * s; /* flash attention keeps no score matrix */
     out->act_bytes = tok * (replicated + split / t + scores / t);

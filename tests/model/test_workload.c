@@ -760,6 +760,33 @@ static void test_eager_elementwise_by_hand(void **state)
     }
 }
 
+/* PyTorch DTensor's TP keeps the gathered QKV and FC1 inputs for the weight gradient where Megatron-LM
+ * keeps the shards: with sequence parallelism over TP 8, Llama 3 405B (h 16384) keeps 2 x 2 B x h x
+ * (1 - 1/8) = 57,344 B more a token (28,672 B in FP8, which keeps the FP8 copies), 8192 tokens; the
+ * selective recomputation's the same; full recomputation keeps the layer input alone, unchanged; without
+ * sequence parallelism every input is gathered already, unchanged. */
+static void test_dtensor_keeps_gathered_inputs(void **state)
+{
+    (void)state;
+    sax_training_t tr;
+    sax_training_set_defaults(&tr);
+    static const sax_precision_t precs[] = {SAX_PRECISION_BF16, SAX_PRECISION_FP8};
+    for (int k = 0; k < 2; k++) {
+        tr.precision = precs[k];
+        const double more = 8192.0 * (k == 0 ? 57344.0 : 28672.0);
+        for (int sp = 1; sp >= 0; sp--) {
+            sax_layer_cost_t mg, dt;
+            tr.tp_implementation = SAX_TP_IMPL_MEGATRON;
+            sax_layer_cost(&llama405, &ideal_gpu, &tr, 8, 1, 1, 1, 1, sp, false, &mg);
+            tr.tp_implementation = SAX_TP_IMPL_DTENSOR;
+            sax_layer_cost(&llama405, &ideal_gpu, &tr, 8, 1, 1, 1, 1, sp, false, &dt);
+            assert_within(dt.act_bytes - mg.act_bytes, sp ? more : 0.0, 1e-3);
+            assert_within(dt.act_sel_bytes - mg.act_sel_bytes, sp ? more : 0.0, 1e-3);
+            assert_true(dt.act_full_bytes == mg.act_full_bytes && dt.act_op_bytes == mg.act_op_bytes);
+        }
+    }
+}
+
 /* The slowest of n GPUs whose speeds spread with a relative standard deviation of 2 %: 1 + 0.02 x the
  * expected maximum of n standard normals, tabulated by Harter (1961): 1.4236 for 8, 2.5076 for 100,
  * 3.2414 for 1000 (the interpolated table is held to 0.2 % of those); one GPU runs alone. */
@@ -789,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_vocabulary_padding),
         cmocka_unit_test(test_cross_entropy_fusion_by_hand),
         cmocka_unit_test(test_eager_elementwise_by_hand),
+        cmocka_unit_test(test_dtensor_keeps_gathered_inputs),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),
