@@ -508,8 +508,9 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     const double *call = lcm->s;
     const double tp_all = moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP];
     double tp_f = tp_all, tp_b = tp_all, tp_b_all = tp_all; /* exposed; the backward's in all */
-    double tp_f_all = tp_all, tp_ag = -1.0;                 /* the forward's in all; its gathers that show */
-    if (c->sequence_parallel && p->training.tp_implementation == SAX_TP_IMPL_DTENSOR) {
+    double tp_f_all = tp_all, tp_ag = 0.0;                  /* the forward's in all; its gathers that show */
+    const bool dtensor = c->sequence_parallel && p->training.tp_implementation == SAX_TP_IMPL_DTENSOR;
+    if (dtensor) {
         /* PyTorch DTensor, compiled (torchtitan): forward, the gathers before QKV and FC1 and the
          * reduce-scatters after the projection and FC2 (half the traffic each); backward, the row-parallel
          * layers gather their output gradient and the column-parallel ones reduce-scatter their input
@@ -541,7 +542,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         tp_b = 0.5 * tp_all + sax_max(0.0, tp_all - lc->gemm_s);
         tp_b_all = 1.5 * tp_all;
     }
-    if (tp_ag < 0.0)
+    if (!dtensor)
         tp_ag = 0.5 * tp_f; /* the forward's gathers are half its traffic */
     /* CP: the p2p ring's passes run behind attention's chunks, an all-gather waits (Megatron-Core's
      * cp_comm_type; the backward gathers K and V again and reduce-scatters their gradients) */
