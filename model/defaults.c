@@ -41,6 +41,7 @@ void sax_training_set_defaults(sax_training_t *t)
     t->tp_overlap = 1.0;
     t->tp_comm_overlap = false; /* Megatron-LM's default; NVIDIA's performance recipes turn it on */
     t->tp_implementation = SAX_TP_IMPL_MEGATRON;
+    t->cp_implementation = SAX_CP_IMPL_MEGATRON;
     /* what NCCL gives a ring; DeepSpeed 0.3's ZeRO-3 reached about 0.12 of it (docs/cost-model.md) */
     t->zero3_comm_efficiency = 1.0;
     t->cp_comm_type = SAX_CP_COMM_P2P;                        /* Megatron-LM's --cp-comm-type default */

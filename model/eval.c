@@ -546,9 +546,24 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         tp_ag = 0.5 * tp_f; /* the forward's gathers are half its traffic */
     /* CP: the p2p ring's passes run behind attention's chunks, an all-gather waits (Megatron-Core's
      * cp_comm_type; the backward gathers K and V again and reduce-scatters their gradients) */
-    const double cp_hide = p->training.cp_comm_type == SAX_CP_COMM_P2P ? 1.0 : 0.0;
-    double cp_f = sax_max(0.0, call[LAYER_CP] - cp_hide * lc->attn_s),
-           cp_b = sax_max(0.0, 2.0 * call[LAYER_CP] - cp_hide * 2.0 * lc->attn_s);
+    const double cpd = c->cp, cp_pass = call[LAYER_CP];
+    const bool p2p = p->training.cp_comm_type == SAX_CP_COMM_P2P;
+    double cp_f = sax_max(0.0, cp_pass - (p2p ? lc->attn_s : 0.0)),
+           cp_b = sax_max(0.0, 2.0 * cp_pass - (p2p ? 2.0 * lc->attn_s : 0.0)), cp_b_all = 2.0 * cp_pass;
+    if (cpd > 1.0 && p->training.cp_implementation == SAX_CP_IMPL_PYTORCH) {
+        /* PyTorch's ring attention (torch/distributed/tensor/experimental/_attention.py): c steps of
+         * equal work, 1/c of the attention each. The K and V exchange waits only on the step before:
+         * gathered at once (cp_comm_type all_gather, torchtitan's rotate method "allgather") behind the
+         * first step, or passed on step by step (p2p, its "alltoall") behind each; the backward gathers
+         * them again, and passes the K and V gradients round the ring in fp32 (an all-to-all with one peer
+         * a step, twice the bytes of one step of the bf16 gather), each behind the next step's backward;
+         * the last pass, after the loop, waits. */
+        const double share = p2p ? (cpd - 1.0) / cpd : 1.0 / cpd, step = 2.0 * cp_pass / (cpd - 1.0);
+        cp_f = sax_max(0.0, cp_pass - share * lc->attn_s);
+        cp_b = sax_max(0.0, cp_pass - share * lc->attn_bwd_s) +
+               (cpd - 1.0) * sax_max(0.0, step - lc->attn_bwd_s / cpd) + step;
+        cp_b_all = cp_pass + cpd * step;
+    }
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
     double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + z3_pass[1] * params;
     double bwd_in = bwd_math + bwd_mem; /* data gradients */
@@ -563,7 +578,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         ep_b = (1.0 - ep_pair) * ep + ep_pair * sax_max(0.0, ep - fwd);
     }
     double wgt = lc->gemm_s; /* weight gradients */
-    double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0;
+    double rc_math = 0.0, rc_mem = 0.0, rc_tp = 0.0, rc_cp = 0.0;
     const bool sel = c->recompute == SAX_RECOMPUTE_SELECTIVE,
                op = sel && p->training.selective_ac_option == SAX_SELECTIVE_AC_OP;
     const unsigned modules = op ? 0u : sax_recompute_modules(c);
@@ -575,11 +590,12 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         rc_math = fwd_math;
         rc_mem = fwd_mem;
         rc_tp = tp_f;
+        rc_cp = cp_f; /* the recomputed forward exchanges K and V again */
     } else if (op) {
         /* torchtitan's per-op policy: the GEMMs it does not keep, every memory-bound op of the forward and
          * TP's all-gathers (the forward's reduce-scatters are kept) run again */
         rc_math = lc->op_sac_s;
-        rc_mem = lc->elem_s;
+        rc_mem = lc->elem_s - lc->ring_s; /* attention's output is kept: no ring again */
         rc_tp = tp_ag;
     } else if (core_attn && !p->training.flash_attention) {
         rc_math = lc->attn_s; /* recompute the attention core (flash does anyway) */
@@ -593,7 +609,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         rc_mem += lc->moe_act_s;
     double rc = rc_math + rc_mem;
     double f = fwd + tp_f + cp_f + ep_f;
-    double b = bwd_in + rc + tp_b + rc_tp + cp_b + ep_b;
+    double b = bwd_in + rc + tp_b + rc_tp + cp_b + rc_cp + ep_b;
     /* ZeRO-3/FSDP: prefetched one layer ahead, the gather hides behind the layer's compute as far
      * as the overlap efficiency allows (communication kernels slow the GEMMs they share the GPU
      * with); only the rest shows */
@@ -610,7 +626,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         hid_f = (tp_f_all - tp_f) + (call[LAYER_CP] - cp_f) + (moe ? 2.0 * call[LAYER_EP] - ep_f : 0.0) +
                 (c->zero == 3 ? z3_ag * slow - z3_f : 0.0);
         hid_b = (tp_b_all - tp_b) + (c->recompute == SAX_RECOMPUTE_FULL ? tp_f_all - tp_f : 0.0) +
-                (2.0 * call[LAYER_CP] - cp_b) + (moe ? 2.0 * call[LAYER_EP] - ep_b : 0.0) +
+                (cp_b_all - cp_b) + (c->recompute == SAX_RECOMPUTE_FULL ? cp_pass - cp_f : 0.0) +
+                (moe ? 2.0 * call[LAYER_EP] - ep_b : 0.0) +
                 (c->zero == 3 ? (z3_ag + z3_rs) * slow - z3_b : 0.0);
         hid_f *= interference;
         hid_b *= interference;
@@ -620,7 +637,7 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     st->w += wgt;
     st->comp += fwd + bwd_in + rc + wgt + hid_f + hid_b;
     st->tp += tp_f + tp_b + rc_tp;
-    st->cp += cp_f + cp_b;
+    st->cp += cp_f + cp_b + rc_cp;
     st->ep += ep_f + ep_b;
     st->z3 += z3;
     parts->fwd_comm[SAX_DIM_TP] = tp_f;
@@ -653,8 +670,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         return;
     double f_loc = fwd + (xsite[SAX_DIM_TP] ? 0.0 : tp_f) + (xsite[SAX_DIM_CP] ? 0.0 : cp_f) +
                    (xsite[SAX_DIM_EP] ? 0.0 : ep_f);
-    double b_loc = bwd_in + rc + (xsite[SAX_DIM_TP] ? 0.0 : tp_b + rc_tp) + (xsite[SAX_DIM_CP] ? 0.0 : cp_b) +
-                   (xsite[SAX_DIM_EP] ? 0.0 : ep_b);
+    double b_loc = bwd_in + rc + (xsite[SAX_DIM_TP] ? 0.0 : tp_b + rc_tp) +
+                   (xsite[SAX_DIM_CP] ? 0.0 : cp_b + rc_cp) + (xsite[SAX_DIM_EP] ? 0.0 : ep_b);
     bool z3_loc = c->zero == 3 && !xsite[SAX_DIM_DP] && !xsite[SAX_GROUP_EXPERT_DP];
     st->place_f += f_loc + (z3_loc ? sax_max(0.0, z3_ag * slow - eta * f_loc) : 0.0);
     st->place_b += b_loc + (z3_loc ? sax_max(0.0, (z3_ag + z3_rs) * slow - eta * (b_loc + wgt)) : 0.0);
@@ -951,14 +968,18 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                  moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
     const double tp_calls = c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0;
     /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
-     * collectives (6 with full recomputation), CP 3 passes, EP 4 all-to-alls on the MoE layers; each
-     * call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp.
+     * collectives (6 with full recomputation), CP 3 passes (PyTorch's ring attention: a gather each way
+     * and c passes of fp32 gradients, 2c/(c - 1) gathers' worth; one more pass with full
+     * recomputation), EP 4 all-to-alls on the MoE layers; each call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp.
      * With parallel folding half of a MoE layer's TP calls are the experts' TP group's. */
     const double calls[LAYER_CLASSES] = {
         [LAYER_TP] =
             fold && md->experts > 0 ? (per_layer - 0.5 * moe_layers) * tp_calls : per_layer * tp_calls,
         [LAYER_ETP] = fold && md->experts > 0 ? 0.5 * moe_layers * tp_calls : 0.0,
-        [LAYER_CP] = per_layer * 3.0,
+        [LAYER_CP] = per_layer * ((c->recompute == SAX_RECOMPUTE_FULL ? 1.0 : 0.0) +
+                                  (c->cp > 1 && p->training.cp_implementation == SAX_CP_IMPL_PYTORCH
+                                       ? 2.0 + 2.0 * c->cp / (c->cp - 1.0)
+                                       : 3.0)),
         [LAYER_EP] = md->experts > 0 ? moe_layers * 4.0 : 0.0};
     const bool have_links = cl->n_links > 0;
     double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;

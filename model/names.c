@@ -26,6 +26,7 @@ const char *const sax_fsdp_names[SAX_FSDP_COUNT] = {SAX_FSDP_LIST(SAX_NAME_OF)};
 const char *const sax_selective_ac_names[SAX_SELECTIVE_AC_COUNT] = {SAX_SELECTIVE_AC_LIST(SAX_NAME_OF)};
 const char *const sax_elementwise_names[SAX_ELEMENTWISE_COUNT] = {SAX_ELEMENTWISE_LIST(SAX_NAME_OF)};
 const char *const sax_tp_impl_names[SAX_TP_IMPL_COUNT] = {SAX_TP_IMPL_LIST(SAX_NAME_OF)};
+const char *const sax_cp_impl_names[SAX_CP_IMPL_COUNT] = {SAX_CP_IMPL_LIST(SAX_NAME_OF)};
 const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT] = {SAX_CP_COMM_LIST(SAX_NAME_OF)};
 const char *const sax_ce_fusion_names[SAX_CE_FUSION_COUNT] = {SAX_CE_FUSION_LIST(SAX_NAME_OF)};
 const char *const sax_fp8_recipe_names[SAX_FP8_RECIPE_COUNT] = {SAX_FP8_RECIPE_LIST(SAX_NAME_OF)};

@@ -118,6 +118,11 @@ int sax_status_exit_code(sax_status_t s);
  * torchtitan applies them, compiled (torch's micro-pipeline async TP under tp_comm_overlap; torchao's
  * Float8 TP gathers in FP8 under the tensorwise recipe) */
 #define SAX_TP_IMPL_LIST(X) X(SAX_TP_IMPL_MEGATRON, "megatron") X(SAX_TP_IMPL_DTENSOR, "dtensor")
+/* Whose context parallelism runs attention over the ranks' shards: Transformer Engine's, as Megatron-Core
+ * calls it, or PyTorch's experimental context_parallel (torch.distributed.tensor.experimental) as
+ * torchtitan applies it: K and V repeated to every query head, outputs merged in fp32 on the host side
+ * of the kernel, the K and V gradients passed round the ring in fp32 */
+#define SAX_CP_IMPL_LIST(X) X(SAX_CP_IMPL_MEGATRON, "megatron") X(SAX_CP_IMPL_PYTORCH, "pytorch")
 /* The flash-attention kernel a run uses (Megatron-LM's --attention-backend): Transformer Engine's cuDNN
  * fused attention, or Dao's FlashAttention-1 (and the Triton kernels of its generation), -2 or -3 */
 #define SAX_ATTN_BACKEND_LIST(X)                                                                             \
@@ -164,6 +169,7 @@ typedef enum { SAX_FSDP_LIST(SAX_ENUM_MEMBER) SAX_FSDP_COUNT } sax_fsdp_t;
 typedef enum { SAX_SELECTIVE_AC_LIST(SAX_ENUM_MEMBER) SAX_SELECTIVE_AC_COUNT } sax_selective_ac_t;
 typedef enum { SAX_ELEMENTWISE_LIST(SAX_ENUM_MEMBER) SAX_ELEMENTWISE_COUNT } sax_elementwise_t;
 typedef enum { SAX_TP_IMPL_LIST(SAX_ENUM_MEMBER) SAX_TP_IMPL_COUNT } sax_tp_impl_t;
+typedef enum { SAX_CP_IMPL_LIST(SAX_ENUM_MEMBER) SAX_CP_IMPL_COUNT } sax_cp_impl_t;
 typedef enum { SAX_CP_COMM_LIST(SAX_ENUM_MEMBER) SAX_CP_COMM_COUNT } sax_cp_comm_t;
 typedef enum { SAX_CE_FUSION_LIST(SAX_ENUM_MEMBER) SAX_CE_FUSION_COUNT } sax_ce_fusion_t;
 typedef enum { SAX_FP8_RECIPE_LIST(SAX_ENUM_MEMBER) SAX_FP8_RECIPE_COUNT } sax_fp8_recipe_t;
@@ -190,6 +196,7 @@ extern const char *const sax_fsdp_names[SAX_FSDP_COUNT];
 extern const char *const sax_selective_ac_names[SAX_SELECTIVE_AC_COUNT];
 extern const char *const sax_elementwise_names[SAX_ELEMENTWISE_COUNT];
 extern const char *const sax_tp_impl_names[SAX_TP_IMPL_COUNT];
+extern const char *const sax_cp_impl_names[SAX_CP_IMPL_COUNT];
 extern const char *const sax_cp_comm_names[SAX_CP_COMM_COUNT];
 extern const char *const sax_ce_fusion_names[SAX_CE_FUSION_COUNT];
 extern const char *const sax_fp8_recipe_names[SAX_FP8_RECIPE_COUNT];
@@ -295,6 +302,8 @@ typedef struct {
                                                  Config key training.elementwise_kernels */
     sax_tp_impl_t tp_implementation;           /* Megatron-Core's TP layers or PyTorch DTensor's. Config key
                                                  training.tp_implementation */
+    sax_cp_impl_t cp_implementation;           /* Transformer Engine's context parallelism or PyTorch's.
+                                                 Config key training.cp_implementation */
 } sax_training_t;
 
 /* The models torchtitan's per-op checkpointing (training.selective_ac_option "op") is priced for: dense,
@@ -867,6 +876,7 @@ void sax_model_memory_assumption_text(const sax_memory_assumption_t *a, bool jso
     X(SAX_SOFTWARE_TP_IMPL, "training.tp_implementation")                                                    \
     X(SAX_SOFTWARE_SELECTIVE_AC, "training.selective_ac_option")                                             \
     X(SAX_SOFTWARE_CP_COMM, "training.cp_comm_type")                                                         \
+    X(SAX_SOFTWARE_CP_IMPL, "training.cp_implementation")                                                    \
     X(SAX_SOFTWARE_DISPATCHER, "training.moe_token_dispatcher")
 #define SAX_ENUM_MEMBER(name, str) name,
 typedef enum { SAX_SOFTWARE_LIST(SAX_ENUM_MEMBER) SAX_SOFTWARE_COUNT } sax_software_t;

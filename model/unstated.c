@@ -65,6 +65,8 @@ static bool software_value(sax_software_t s, int v, const sax_problem_t *p0, con
                          c0->recompute_modules == 0);
     case SAX_SOFTWARE_CP_COMM:
         ENUM_SETTING(cp_comm_type, sax_cp_comm_t, sax_cp_comm_names, SAX_CP_COMM_COUNT, c0->cp > 1);
+    case SAX_SOFTWARE_CP_IMPL:
+        ENUM_SETTING(cp_implementation, sax_cp_impl_t, sax_cp_impl_names, SAX_CP_IMPL_COUNT, c0->cp > 1);
     case SAX_SOFTWARE_DISPATCHER:
         ENUM_SETTING(moe_token_dispatcher, sax_moe_dispatcher_t, sax_moe_dispatcher_names,
                      SAX_MOE_DISPATCHER_COUNT, m->experts > 0);

@@ -326,7 +326,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * - mxfp8 (a scale per 32 elements, found in the cast itself) fuses the activation functions' casts
      *   as delayed does, but not the norms' (normalization.cpp: UNFUSED without cuDNN's kernel): 2 B an
      *   element more there; its scales are 1/32 of a byte an element, not counted. */
-    double cast_fwd = 0.0, cast_bwd = 0.0, eager_fwd = 0.0, eager_bwd = 0.0;
+    double cast_fwd = 0.0, cast_bwd = 0.0, eager_fwd = 0.0, eager_bwd = 0.0, ring_fwd = 0.0, ring_bwd = 0.0;
     if (prec == SAX_PRECISION_FP8) {
         cast_fwd = tok * (2.0 * h + 4.0 * a * d / t + 2.0 * fc_rows * h + 2.0 * width / t);
         cast_bwd = tok * (4.0 * (a * d + 2.0 * g * d) / t + 4.0 * h + 2.0 * (kf - 1.0) * width / t +
@@ -372,10 +372,36 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         kern_f += 22.0;
         kern_b += 29.0;
     }
-    out->elem_s = (bytes + cast_fwd + perm + eager_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
+    /* PyTorch's ring attention (training.cp_implementation "pytorch";
+     * torch/distributed/tensor/experimental/_attention.py, _templated_ring_attention and its backward,
+     * with load balancing and K and V repeated to every query head), in bytes of each element of the
+     * local queries' output, q = a d / t a token, on the last CP rank, whose every step after the first
+     * uses all its queries (the others merge half at some steps; the slowest sets the pace):
+     * - forward: K and V made contiguous (4 B each, 8); at each step but the last their concatenation
+     *   for the exchange (8); each step's output cast to fp32 (2 + 4); from the second step on the merge
+     *   out - sigmoid(lse' - lse) (out - out'), three fp32 passes (12 + 8 + 12); the result cast back
+     *   (4 + 2): 66 + 46 (c - 2) = 46 c - 26;
+     * - backward: fp32 gradient accumulators for Q, K and V zeroed (12) and K and V made contiguous
+     *   again (8); at each step the concatenation of K and V but at the last (8), the fp32 K and V
+     *   gradients concatenated for the exchange (16) and dQ added to its fp32 accumulator (10); the
+     *   first step adds dK and dV to theirs (20), the others to the first half of the gradients that
+     *   arrived, which torch.cat then rebuilds (2 x (5 + 8)); dQ and the received dK, dV cast back
+     *   (6 + 12): 92 + 52 (c - 1) + 8 (c - 2) = 60 c + 16.
+     * Kernels: about 9 a step forward and 7 backward. */
+    if (cp > 1 && tr->cp_implementation == SAX_CP_IMPL_PYTORCH) {
+        const double qn = tok * a * d / t, c = cp;
+        ring_fwd = qn * (46.0 * c - 26.0);
+        ring_bwd = qn * (60.0 * c + 16.0);
+        kern_f += 9.0 * c;
+        kern_b += 7.0 * c;
+    }
+    out->ring_s =
+        ring_fwd / (gpu->hbm_bw_Bps * gpu->mem_eff) + 9.0 * cp * gpu->kernel_overhead_s * (ring_fwd > 0.0);
+    out->elem_s = (bytes + cast_fwd + perm + eager_fwd + ring_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
                   kern_f * gpu->kernel_overhead_s;
-    out->elem_bwd_s = (2.0 * bytes + cast_bwd + perm + eager_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
-                      kern_b * gpu->kernel_overhead_s;
+    out->elem_bwd_s =
+        (2.0 * bytes + cast_bwd + perm + eager_bwd + ring_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
+        kern_b * gpu->kernel_overhead_s;
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
      * shrinks K and V: 3h of QKV input and dropout mask, qkvo = (4 + 4g/a)h of Q, K, V and the output
@@ -454,7 +480,9 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     out->flops = flops;
     out->params = params;
     out->tp_bytes = tok * h * SAX_ACT_BYTES;
-    out->cp_bytes = b * sl * 2.0 * (is_mla(m) ? a * (dqk + d) / 2.0 : g * d) / t * SAX_ACT_BYTES;
+    /* PyTorch's ring attention under torchtitan exchanges K and V repeated to every query head */
+    const double kv_heads = cp > 1 && tr->cp_implementation == SAX_CP_IMPL_PYTORCH ? a : g;
+    out->cp_bytes = b * sl * 2.0 * (is_mla(m) ? a * (dqk + d) / 2.0 : kv_heads * d) / t * SAX_ACT_BYTES;
 }
 
 double sax_ep_dispatch_speed(const sax_training_t *tr)

@@ -240,6 +240,10 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     if (p->training.tp_implementation == SAX_TP_IMPL_DTENSOR)
         NOTE(j, "tp_implementation dtensor: PyTorch DTensor's tensor parallelism as torchtitan applies it "
                 "(async TP for tp_comm_overlap); Megatron-LM runs its own TP layers");
+    if (c->cp > 1 && p->training.cp_implementation == SAX_CP_IMPL_PYTORCH)
+        NOTE(j,
+             "cp_implementation pytorch: PyTorch's context_parallel ring attention as torchtitan applies it "
+             "(its context_parallel_rotate_method for cp_comm_type); Megatron-LM runs Transformer Engine's");
     if (!p->training.master_weights)
         NOTE(j, "master_weights false: the optimizer updates the bf16 weights (no fp32 master copy), "
                 "PyTorch's Adam on a bf16 model; Megatron-LM keeps fp32 master weights");

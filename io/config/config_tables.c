@@ -163,6 +163,16 @@ static const cf_field_t training_fields[] = {
         "fuses the gathers and the reduce-scatters of one matrix multiply's output, not the backward's "
         "reduce-scatter of the QKV and FC1 input gradients, a sum of matrix multiplies), and the Float8 "
         "tensorwise recipe gathers in FP8 (torchao's Float8ColwiseParallel; docs/cost-model.md section 6)"),
+    ENUM_F(
+        sax_training_t, cp_implementation, "cp_implementation", sax_cp_impl_names, SAX_CP_IMPL_COUNT,
+        CF_DEFAULT, SAX_CP_IMPL_MEGATRON,
+        "whose context parallelism runs attention over the CP ranks' shards: `megatron`, Transformer "
+        "Engine's as Megatron-Core calls it; `pytorch`, PyTorch's context_parallel ring attention as "
+        "torchtitan applies it: K and V repeated to every query head (torchtitan's Llama repeats them "
+        "before attention), exchanged as `cp_comm_type` says (torchtitan's context_parallel_rotate_method: "
+        "`all_gather` gathers them once behind the first step, `p2p` passes them step by step), each "
+        "step's output merged into an fp32 copy, the K and V gradients passed round the ring in fp32, "
+        "each pass waiting only on the step before (docs/cost-model.md section 6)"),
     BOOL_F(
         sax_training_t, cross_entropy_loss_fusion, "cross_entropy_loss_fusion", 0,
         "Megatron-LM's --cross-entropy-loss-fusion: the loss over the logits in fused kernels (28 B a logit "

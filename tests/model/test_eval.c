@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "model_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -712,6 +713,19 @@ static void test_fsdp_copies(void **state)
     }
 }
 
+/* One CP pass: the all-gather of K and V that explain names for the CP phase. */
+static double cp_pass(const sax_problem_t *p, const sax_candidate_t *c)
+{
+    sax_bottleneck_t bn[SAX_BN_PHASE_COUNT];
+    int n = 0;
+    assert_int_equal(sax_model_explain(p, c, scratch, bn, &n), SAX_OK);
+    for (int i = 0; i < n; i++)
+        if (bn[i].phase == SAX_BN_CP && bn[i].has_coll)
+            return bn[i].coll.time_s;
+    fail_msg("no CP collective in the explanation");
+    return 0.0;
+}
+
 /* training.cp_comm_type: with `all_gather` attention waits for its K and V, so every layer of every
  * micro-batch shows the CP all-gather once forward and twice backward (gathered again, and the
  * gradients reduce-scattered): 80 layers x 8 micro-batches x 3 x the all-gather's time, the time the
@@ -727,13 +741,7 @@ static void test_cp_all_gather_waits(void **state)
     c.dp = 64; /* 8 x 2 x 64 = 1024 GPUs; 512 / 64 = 8 micro-batches */
     p.training.cp_comm_type = SAX_CP_COMM_ALL_GATHER;
     sax_result_t ag = fixture_eval(&p, &c);
-    sax_bottleneck_t bn[SAX_BN_PHASE_COUNT];
-    int n = 0;
-    assert_int_equal(sax_model_explain(&p, &c, scratch, bn, &n), SAX_OK);
-    double pass = 0.0;
-    for (int i = 0; i < n; i++)
-        if (bn[i].phase == SAX_BN_CP && bn[i].has_coll)
-            pass = bn[i].coll.time_s;
+    double pass = cp_pass(&p, &c);
     p.training.cp_comm_type = SAX_CP_COMM_P2P;
     sax_result_t ring = fixture_eval(&p, &c);
     assert_true(ag.feasible && ring.feasible && pass > 0.0);
@@ -742,6 +750,68 @@ static void test_cp_all_gather_waits(void **state)
         fail_msg("all_gather shows %.9g s of CP, expected %.9g s", ag.breakdown_s[SAX_PHASE_CP], want);
     assert_true(ring.breakdown_s[SAX_PHASE_CP] < ag.breakdown_s[SAX_PHASE_CP]);
     assert_true(ring.iteration_time_s < ag.iteration_time_s);
+}
+
+/* PyTorch's ring attention (training.cp_implementation "pytorch", docs/cost-model.md section 6), the 80
+ * layers on one stage, TP 8, CP 4 (c), 16 micro-batches, gathered K and V (cp_comm_type all_gather):
+ * a pass is one all-gather of them, a step of the fp32 gradient ring 2 pass / (c - 1), and each of the
+ * c steps of attention takes 1/c of its forward A (A' backward), as the model prices them on this GPU.
+ * A layer and micro-batch shows the forward's gather less the first step, again with full
+ * recomputation, the backward's gather less its first step, the first c - 1 gradient passes less a step
+ * each, and the last one (after the loop) whole:
+ * - at 8K tokens every exchange outlasts its step: (2 + 2c/(c - 1)) pass - A/c - A' = 14/3 pass - A/4 -
+ *   A' (full recomputation: 17/3 pass - A/2 - A'); Megatron-LM's gather, gather and reduce-scatter wait
+ *   whole (3 of its own, 8 times smaller, passes);
+ * - at 256K tokens the backward's steps outlast its exchanges: 2 (pass - A/4) + 2/3 pass. */
+static void test_cp_as_pytorch_runs_it(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    sax_candidate_t c = base();
+    c.pp = 1;
+    c.cp = 4;
+    c.dp = 32; /* 8 x 4 x 32 = 1024 GPUs; 512 / 32 = 16 micro-batches */
+    p.training.cp_comm_type = SAX_CP_COMM_ALL_GATHER;
+    const double calls = 80.0 * 16.0;
+    sax_result_t mg = fixture_eval(&p, &c);
+    double pass_mg = cp_pass(&p, &c);
+    assert_true(mg.feasible && pass_mg > 0.0);
+    assert_true(fabs(mg.breakdown_s[SAX_PHASE_CP] - calls * 3.0 * pass_mg) <= 1e-9 * calls * pass_mg);
+    p.training.cp_implementation = SAX_CP_IMPL_PYTORCH;
+    sax_gpu_t slow = p.cluster.gpu; /* the job's pace: its slowest of 1024 GPUs */
+    const double k = sax_slowest_of(&slow, 1024.0);
+    slow.peak_flops_bf16 /= k;
+    slow.peak_flops_fp8 /= k;
+    slow.hbm_bw_Bps /= k;
+    const struct {
+        int seq;
+        sax_recompute_t recompute;
+        bool backward_hides; /* A'/4 > pass, step */
+    } cases[] = {
+        {8192, SAX_RECOMPUTE_SELECTIVE, false},
+        {8192, SAX_RECOMPUTE_FULL, false},
+        {262144, SAX_RECOMPUTE_FULL, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        p.model.seq_len = cases[i].seq;
+        c.recompute = cases[i].recompute;
+        sax_result_t r = fixture_eval(&p, &c);
+        const double pass = cp_pass(&p, &c), step = 2.0 * pass / 3.0;
+        sax_layer_cost_t lc;
+        sax_layer_cost(&p.model, &slow, &p.training, 8, 4, 1, 1, 1, true, false, &lc);
+        const double a4 = lc.attn_s / 4.0, b4 = lc.attn_bwd_s / 4.0;
+        assert_true(r.feasible && pass > a4 && a4 > 0.0);
+        assert_true(cases[i].backward_hides ? b4 > pass && b4 > step : b4 < step);
+        const double fwd = (c.recompute == SAX_RECOMPUTE_FULL ? 2.0 : 1.0) * (pass - a4),
+                     want = calls * (cases[i].backward_hides ? fwd + step
+                                                             : fwd + pass - b4 + 3.0 * (step - b4) + step);
+        if (fabs(r.breakdown_s[SAX_PHASE_CP] - want) > 1e-9 * want)
+            fail_msg("seq %d, recompute %d: CP shows %.9g s, expected %.9g s", cases[i].seq,
+                     (int)cases[i].recompute, r.breakdown_s[SAX_PHASE_CP], want);
+    }
+    /* K and V for every query head: the 64 / 8 = 8 times larger pass costs more */
+    p.model.seq_len = 8192;
+    assert_true(cp_pass(&p, &c) > pass_mg);
 }
 
 /* A 32-layer MoE (64 experts, top-8, width 1408) at TP 1 without sequence parallelism, on the
@@ -946,6 +1016,7 @@ int main(void)
         cmocka_unit_test(test_step_overhead_once_an_iteration),
         cmocka_unit_test(test_fsdp_copies),
         cmocka_unit_test(test_cp_all_gather_waits),
+        cmocka_unit_test(test_cp_as_pytorch_runs_it),
         cmocka_unit_test(test_ep_overlap_in_the_1f1b_phase),
         cmocka_unit_test(test_hybridep_at_its_share_of_the_speed),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),

@@ -787,6 +787,34 @@ static void test_dtensor_keeps_gathered_inputs(void **state)
     }
 }
 
+/* PyTorch's ring attention (training.cp_implementation "pytorch"), Llama 3 405B (a 128, g 8, head 128) at
+ * TP 8 and CP 4: 8192 / 4 = 2048 tokens and q = 128 x 128 / 8 = 2048 query elements a token on a GPU,
+ * HBM at 1e9 B/s. Counted from torch/distributed/tensor/experimental/_attention.py on the last CP rank
+ * (docs/cost-model.md section 6): forward 46 x 4 - 26 = 158 B an element, 2048 x 2048 x 158 =
+ * 662,700,032 B, 0.662700032 s more; backward 60 x 4 + 16 = 256 B, 1,073,741,824 B, 1.073741824 s more.
+ * K and V exchanged for all 16 query heads a GPU instead of its one K/V head: 2048 tokens x 2 x 16 x
+ * 128 x 2 B = 16,777,216 B a step against 1,048,576. Without CP both are Megatron-LM's. */
+static void test_pytorch_ring_attention_by_hand(void **state)
+{
+    (void)state;
+    sax_training_t tr;
+    sax_training_set_defaults(&tr);
+    for (int cp = 4; cp >= 1; cp -= 3) {
+        sax_layer_cost_t mg, pt;
+        tr.cp_implementation = SAX_CP_IMPL_MEGATRON;
+        sax_layer_cost(&llama405, &ideal_gpu, &tr, 8, cp, 1, 1, 1, true, false, &mg);
+        tr.cp_implementation = SAX_CP_IMPL_PYTORCH;
+        sax_layer_cost(&llama405, &ideal_gpu, &tr, 8, cp, 1, 1, 1, true, false, &pt);
+        const bool ring = cp > 1;
+        assert_within(pt.elem_s - mg.elem_s, ring ? 0.662700032 : 0.0, 1e-12);
+        assert_within(pt.ring_s, ring ? 0.662700032 : 0.0, 1e-12);
+        assert_within(pt.elem_bwd_s - mg.elem_bwd_s, ring ? 1.073741824 : 0.0, 1e-12);
+        assert_within(mg.cp_bytes, 8192.0 / cp * 512.0, 1e-6);
+        assert_within(pt.cp_bytes, 8192.0 / cp * 512.0 * (ring ? 16.0 : 1.0), 1e-6);
+        assert_true(pt.attn_s == mg.attn_s && pt.gemm_s == mg.gemm_s && pt.act_bytes == mg.act_bytes);
+    }
+}
+
 /* The slowest of n GPUs whose speeds spread with a relative standard deviation of 2 %: 1 + 0.02 x the
  * expected maximum of n standard normals, tabulated by Harter (1961): 1.4236 for 8, 2.5076 for 100,
  * 3.2414 for 1000 (the interpolated table is held to 0.2 % of those); one GPU runs alone. */
@@ -817,6 +845,7 @@ int main(void)
         cmocka_unit_test(test_cross_entropy_fusion_by_hand),
         cmocka_unit_test(test_eager_elementwise_by_hand),
         cmocka_unit_test(test_dtensor_keeps_gathered_inputs),
+        cmocka_unit_test(test_pytorch_ring_attention_by_hand),
         cmocka_unit_test(test_gemm_efficiency_curve),
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),
