@@ -729,8 +729,9 @@ static double cp_pass(const sax_problem_t *p, const sax_candidate_t *c)
 /* training.cp_comm_type: with `all_gather` attention waits for its K and V, so every layer of every
  * micro-batch shows the CP all-gather once forward and twice backward (gathered again, and the
  * gradients reduce-scattered): 80 layers x 8 micro-batches x 3 x the all-gather's time, the time the
- * explanation gives for the CP phase's collective. The p2p ring hides what attention's chunks cover, so
- * it shows less and the iteration is shorter. One building: TP 8, CP 2, DP 64, one stage. */
+ * explanation gives for the CP phase's collective; with full recomputation the recomputed forward
+ * gathers once more (4 x). The p2p ring hides what attention's chunks cover, so it shows less and the
+ * iteration is shorter. One building: TP 8, CP 2, DP 64, one stage. */
 static void test_cp_all_gather_waits(void **state)
 {
     (void)state;
@@ -750,6 +751,14 @@ static void test_cp_all_gather_waits(void **state)
         fail_msg("all_gather shows %.9g s of CP, expected %.9g s", ag.breakdown_s[SAX_PHASE_CP], want);
     assert_true(ring.breakdown_s[SAX_PHASE_CP] < ag.breakdown_s[SAX_PHASE_CP]);
     assert_true(ring.iteration_time_s < ag.iteration_time_s);
+    p.training.cp_comm_type = SAX_CP_COMM_ALL_GATHER;
+    c.recompute = SAX_RECOMPUTE_FULL;
+    sax_result_t full = fixture_eval(&p, &c);
+    assert_true(full.feasible);
+    want = 80.0 * 8.0 * 4.0 * pass;
+    if (fabs(full.breakdown_s[SAX_PHASE_CP] - want) > 1e-9 * want)
+        fail_msg("all_gather with full recomputation shows %.9g s of CP, expected %.9g s",
+                 full.breakdown_s[SAX_PHASE_CP], want);
 }
 
 /* PyTorch's ring attention (training.cp_implementation "pytorch", docs/cost-model.md section 6), the 80
