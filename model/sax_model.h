@@ -95,7 +95,8 @@ int sax_status_exit_code(sax_status_t s);
  * per block of 32 elements (mxfp8, Blackwell) */
 #define SAX_FP8_RECIPE_LIST(X)                                                                               \
     X(SAX_FP8_RECIPE_DELAYED, "delayed")                                                                     \
-    X(SAX_FP8_RECIPE_TENSORWISE, "tensorwise") X(SAX_FP8_RECIPE_MXFP8, "mxfp8")
+    X(SAX_FP8_RECIPE_TENSORWISE, "tensorwise")                                                               \
+    X(SAX_FP8_RECIPE_MXFP8, "mxfp8") X(SAX_FP8_RECIPE_BLOCKWISE, "blockwise")
 /* How context parallelism exchanges K and V (Megatron-Core's cp_comm_type, --cp-comm-type): a ring of
  * point-to-point sends that attention's chunks hide, or one all-gather before attention that waits */
 #define SAX_CP_COMM_LIST(X) X(SAX_CP_COMM_P2P, "p2p") X(SAX_CP_COMM_ALL_GATHER, "all_gather")

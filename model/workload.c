@@ -325,7 +325,12 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      *   every other cast (quantizer.cpp, quantize_impl) first reads the tensor once for its amax: 2 B more.
      * - mxfp8 (a scale per 32 elements, found in the cast itself) fuses the activation functions' casts
      *   as delayed does, but not the norms' (normalization.cpp: UNFUSED without cuDNN's kernel): 2 B an
-     *   element more there; its scales are 1/32 of a byte an element, not counted. */
+     *   element more there; its scales are 1/32 of a byte an element, not counted.
+     * - blockwise (Float8BlockScaling: 1 x 128 tiles, found in the cast, which writes both the rowwise and
+     *   the columnwise copy) casts the norms' outputs apart (normalization.cpp quantizes the unquantized
+     *   output) and the activation functions' too (activation.cpp refuses to fuse "blockwise
+     *   quantization"): tensorwise's casts apart without its amax reads; its scales, 1/128 of a float an
+     *   element, not counted. */
     double cast_fwd = 0.0, cast_bwd = 0.0, eager_fwd = 0.0, eager_bwd = 0.0, ring_fwd = 0.0, ring_bwd = 0.0;
     if (prec == SAX_PRECISION_FP8) {
         cast_fwd = tok * (2.0 * h + 4.0 * a * d / t + 2.0 * fc_rows * h + 2.0 * width / t);
@@ -337,6 +342,9 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
             cast_fwd += tok * 2.0 * (a * d / t + width / t); /* projection input's amax; FC2 input's cast */
             cast_bwd +=
                 tok * (2.0 * ((a * d + 2.0 * g * d) / t + h + fc_rows * h) + 4.0 * (kf - 1.0) * width / t);
+        } else if (tr->fp8_recipe == SAX_FP8_RECIPE_BLOCKWISE) {
+            cast_fwd += tok * 2.0 * width / t; /* FC2 input's cast apart */
+            cast_bwd += tok * 4.0 * (kf - 1.0) * width / t;
         }
     }
     /* Kernels a layer launches (Megatron-Core with Transformer Engine): forward, norm, QKV, rotary

@@ -197,7 +197,9 @@ static const cf_field_t training_fields[] = {
         "tensor from an amax history, the norms and activation functions writing fp8 themselves; "
         "`tensorwise` (current scaling), per tensor from its own amax, one more read of every cast tensor "
         "and the norms' and activations' casts apart; `mxfp8` (Blackwell), per block of 32 elements, the "
-        "norms' casts apart (docs/cost-model.md section 2)"),
+        "norms' casts apart; `blockwise` (DeepSeek-V3's recipe: 1 x 128 tiles of the activations and "
+        "gradients, 128 x 128 blocks of the weights, Transformer Engine's Float8BlockScaling), the norms' "
+        "and activations' casts apart (docs/cost-model.md section 2)"),
     BOOL_F(
         sax_training_t, fp8_dot_product_attention, "fp8_dot_product_attention", 0,
         "with `precision` fp8, run the attention core (scores and values) in fp8 as well (Megatron-LM's "

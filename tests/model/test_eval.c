@@ -726,6 +726,18 @@ static double cp_pass(const sax_problem_t *p, const sax_candidate_t *c)
     return 0.0;
 }
 
+/* One stage, TP 8, CP `cp` and DP 128 / cp (1024 GPUs, 512 / dp micro-batches), K and V gathered
+ * (cp_comm_type all_gather). */
+static sax_candidate_t cp_case(sax_problem_t *p, int cp)
+{
+    sax_candidate_t c = base();
+    c.pp = 1;
+    c.cp = cp;
+    c.dp = 128 / cp;
+    p->training.cp_comm_type = SAX_CP_COMM_ALL_GATHER;
+    return c;
+}
+
 /* training.cp_comm_type: with `all_gather` attention waits for its K and V, so every layer of every
  * micro-batch shows the CP all-gather once forward and twice backward (gathered again, and the
  * gradients reduce-scattered): 80 layers x 8 micro-batches x 3 x the all-gather's time, the time the
@@ -736,11 +748,7 @@ static void test_cp_all_gather_waits(void **state)
 {
     (void)state;
     sax_problem_t p = problem;
-    sax_candidate_t c = base();
-    c.pp = 1;
-    c.cp = 2;
-    c.dp = 64; /* 8 x 2 x 64 = 1024 GPUs; 512 / 64 = 8 micro-batches */
-    p.training.cp_comm_type = SAX_CP_COMM_ALL_GATHER;
+    sax_candidate_t c = cp_case(&p, 2); /* 8 micro-batches */
     sax_result_t ag = fixture_eval(&p, &c);
     double pass = cp_pass(&p, &c);
     p.training.cp_comm_type = SAX_CP_COMM_P2P;
@@ -776,11 +784,7 @@ static void test_cp_as_pytorch_runs_it(void **state)
 {
     (void)state;
     sax_problem_t p = problem;
-    sax_candidate_t c = base();
-    c.pp = 1;
-    c.cp = 4;
-    c.dp = 32; /* 8 x 4 x 32 = 1024 GPUs; 512 / 32 = 16 micro-batches */
-    p.training.cp_comm_type = SAX_CP_COMM_ALL_GATHER;
+    sax_candidate_t c = cp_case(&p, 4); /* 16 micro-batches */
     const double calls = 80.0 * 16.0;
     sax_result_t mg = fixture_eval(&p, &c);
     double pass_mg = cp_pass(&p, &c);

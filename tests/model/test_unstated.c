@@ -32,6 +32,7 @@ static void flash2(sax_training_t *t) { t->attention_backend = SAX_ATTN_FLASH2; 
 static void flash3(sax_training_t *t) { t->attention_backend = SAX_ATTN_FLASH3; }
 static void no_flash(sax_training_t *t) { t->flash_attention = false; }
 static void tensorwise(sax_training_t *t) { t->fp8_recipe = SAX_FP8_RECIPE_TENSORWISE; }
+static void blockwise(sax_training_t *t) { t->fp8_recipe = SAX_FP8_RECIPE_BLOCKWISE; }
 static void eager(sax_training_t *t) { t->elementwise_kernels = SAX_ELEMENTWISE_EAGER; }
 static void dtensor(sax_training_t *t) { t->tp_implementation = SAX_TP_IMPL_DTENSOR; }
 static void dropout(sax_training_t *t) { t->dropout = true; }
@@ -39,7 +40,8 @@ static void no_overlap(sax_training_t *t) { t->tp_comm_overlap = false; }
 static void unfused_loss(sax_training_t *t) { t->cross_entropy_loss_fusion = false; }
 
 /* Open to this run, by the rules of sax_model.h: three other attention kernels (flash attention is
- * on), unfused attention, the tensorwise fp8 recipe (not MXFP8: H100), PyTorch eager (dense SwiGLU),
+ * on), unfused attention, the tensorwise and blockwise fp8 recipes (not MXFP8: H100), PyTorch eager
+ * (dense SwiGLU),
  * DTensor's TP (TP 4 with sequence parallelism); not the FSDP flavour (ZeRO-1), torchtitan's per-op checkpointing (no recomputation), CP's exchange
  * (CP 1) or the token dispatcher (no experts). With nothing stated, the three stated settings too. */
 static const expected_t open_always[] = {{SAX_SOFTWARE_ATTENTION_BACKEND, "\"flash1\"", flash1},
@@ -47,6 +49,7 @@ static const expected_t open_always[] = {{SAX_SOFTWARE_ATTENTION_BACKEND, "\"fla
                                          {SAX_SOFTWARE_ATTENTION_BACKEND, "\"flash3\"", flash3},
                                          {SAX_SOFTWARE_FLASH_ATTENTION, "false", no_flash},
                                          {SAX_SOFTWARE_FP8_RECIPE, "\"tensorwise\"", tensorwise},
+                                         {SAX_SOFTWARE_FP8_RECIPE, "\"blockwise\"", blockwise},
                                          {SAX_SOFTWARE_ELEMENTWISE, "\"eager\"", eager},
                                          {SAX_SOFTWARE_TP_IMPL, "\"dtensor\"", dtensor}};
 static const expected_t open_unstated[] = {{SAX_SOFTWARE_DROPOUT, "true", dropout},
@@ -118,15 +121,15 @@ static void test_unstated_settings(void **state)
     sax_scratch_t *scratch = malloc(sax_scratch_size());
     assert_non_null(scratch);
     sax_scratch_init(scratch);
-    check(&cfg->problem, &cfg->candidate, cfg->stated_software, 7, scratch);
-    check(&cfg->problem, &cfg->candidate, 0u, 10, scratch);
+    check(&cfg->problem, &cfg->candidate, cfg->stated_software, 8, scratch);
+    check(&cfg->problem, &cfg->candidate, 0u, 11, scratch);
     /* a stated attention kernel is not second-guessed */
     sax_unstated_t u[SAX_UNSTATED_MAX];
     int m = 0;
     assert_int_equal(sax_model_unstated(&cfg->problem, &cfg->candidate,
                                         three | 1u << SAX_SOFTWARE_ATTENTION_BACKEND, scratch, u, &m),
                      SAX_OK);
-    assert_int_equal(m, 4);
+    assert_int_equal(m, 5);
     assert_null(find(u, m, SAX_SOFTWARE_ATTENTION_BACKEND, "\"flash2\""));
     free(scratch);
     sax_dataset_free(cases, n);

@@ -170,18 +170,24 @@ static void test_fp8_casts_and_bf16_attention_by_hand(void **state)
  *   input's amax read 2ad = 8, FC2's input cast apart from GELU 2f = 32 -> 56, x 8 = 448 B; backward, the
  *   amax reads of the QKV, projection and FC2 output gradients 2((a + 2g)d + h + h) = 32 and GELU's
  *   backward cast apart 4f = 64 -> 96, x 8 = 768 B;
- *   mxfp8: the norms' outputs cast apart, 16 a token, x 8 = 128 B forward, nothing backward. */
+ *   mxfp8: the norms' outputs cast apart, 16 a token, x 8 = 128 B forward, nothing backward;
+ *   blockwise: tensorwise's casts apart without its amax reads, 16 + 32 = 48 a token, x 8 = 384 B
+ *   forward, GELU's backward 64, x 8 = 512 B. */
 static void test_fp8_recipes_by_hand(void **state)
 {
     (void)state;
     sax_gpu_t gpu = ideal_gpu;
     sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_FP8, .flash_attention = true};
-    sax_layer_cost_t delayed, tensorwise, mx;
+    sax_layer_cost_t delayed, tensorwise, mx, block;
     sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &delayed);
     tr.fp8_recipe = SAX_FP8_RECIPE_TENSORWISE;
     sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &tensorwise);
     tr.fp8_recipe = SAX_FP8_RECIPE_MXFP8;
     sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &mx);
+    tr.fp8_recipe = SAX_FP8_RECIPE_BLOCKWISE;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &block);
+    assert_within(block.elem_s - delayed.elem_s, 384e-9, 1e-9);
+    assert_within(block.elem_bwd_s - delayed.elem_bwd_s, 512e-9, 1e-9);
     assert_within(tensorwise.elem_s - delayed.elem_s, 448e-9, 1e-9);
     assert_within(tensorwise.elem_bwd_s - delayed.elem_bwd_s, 768e-9, 1e-9);
     assert_within(mx.elem_s - delayed.elem_s, 128e-9, 1e-9);
