@@ -970,7 +970,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
      * collectives (6 with full recomputation), CP 3 passes (PyTorch's ring attention: a gather each way
      * and c passes of fp32 gradients, 2c/(c - 1) gathers' worth; one more pass with full
-     * recomputation), EP 4 all-to-alls on the MoE layers; each call's traffic is that of every group of the job, one per stage, so a layer's share is 1/pp.
+     * recomputation), EP 4 all-to-alls on the MoE layers; each call's traffic is that of every group of
+     * the job, one per stage, so a layer's share is 1/pp.
      * With parallel folding half of a MoE layer's TP calls are the experts' TP group's. */
     const double calls[LAYER_CLASSES] = {
         [LAYER_TP] =

@@ -91,8 +91,9 @@ int sax_status_exit_code(sax_status_t s);
  * kernel (online softmax, the gradient written in the forward) */
 #define SAX_CE_FUSION_LIST(X) X(SAX_CE_FUSION_NATIVE, "native") X(SAX_CE_FUSION_TE, "te")
 /* How fp8 GEMM operands are scaled (Megatron-LM's --fp8-recipe, Transformer Engine's recipes): per tensor
- * from an amax history (delayed), per tensor from the tensor itself (tensorwise, "current scaling"), or
- * per block of 32 elements (mxfp8, Blackwell) */
+ * from an amax history (delayed), per tensor from the tensor itself (tensorwise, "current scaling"), per
+ * block of 32 elements (mxfp8, Blackwell), or per 1 x 128 tile of the activations and 128 x 128 block of
+ * the weights (blockwise, DeepSeek-V3's) */
 #define SAX_FP8_RECIPE_LIST(X)                                                                               \
     X(SAX_FP8_RECIPE_DELAYED, "delayed")                                                                     \
     X(SAX_FP8_RECIPE_TENSORWISE, "tensorwise")                                                               \

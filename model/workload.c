@@ -396,15 +396,15 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      *   arrived, which torch.cat then rebuilds (2 x (5 + 8)); dQ and the received dK, dV cast back
      *   (6 + 12): 92 + 52 (c - 1) + 8 (c - 2) = 60 c + 16.
      * Kernels: about 9 a step forward and 7 backward. */
+    out->ring_s = 0.0;
     if (cp > 1 && tr->cp_implementation == SAX_CP_IMPL_PYTORCH) {
         const double qn = tok * a * d / t, c = cp;
         ring_fwd = qn * (46.0 * c - 26.0);
         ring_bwd = qn * (60.0 * c + 16.0);
         kern_f += 9.0 * c;
         kern_b += 7.0 * c;
+        out->ring_s = ring_fwd / (gpu->hbm_bw_Bps * gpu->mem_eff) + 9.0 * c * gpu->kernel_overhead_s;
     }
-    out->ring_s =
-        ring_fwd / (gpu->hbm_bw_Bps * gpu->mem_eff) + 9.0 * cp * gpu->kernel_overhead_s * (ring_fwd > 0.0);
     out->elem_s = (bytes + cast_fwd + perm + eager_fwd + ring_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
                   kern_f * gpu->kernel_overhead_s;
     out->elem_bwd_s =
