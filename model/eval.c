@@ -492,6 +492,20 @@ static void fsdp_bytes(sax_fsdp_t kind, double gb, double bytes[2])
     }
 }
 
+/* PyTorch's ring attention (training.cp_implementation "pytorch") rather than Transformer Engine's. */
+static bool cp_pytorch(const sax_problem_t *p, const sax_candidate_t *c)
+{
+    return c->cp > 1 && p->training.cp_implementation == SAX_CP_IMPL_PYTORCH;
+}
+
+/* The backward's CP traffic in passes of the forward's K and V gather: Transformer Engine gathers
+ * again and reduce-scatters the gradients (2); PyTorch gathers again and sends the fp32 gradients c
+ * times round the ring, each twice a bf16 step of the gather (1 + 2c/(c - 1)). */
+static double cp_backward_passes(const sax_problem_t *p, const sax_candidate_t *c)
+{
+    return cp_pytorch(p, c) ? 1.0 + 2.0 * c->cp / (c->cp - 1.0) : 2.0;
+}
+
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
@@ -549,8 +563,9 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     const double cpd = c->cp, cp_pass = call[LAYER_CP];
     const bool p2p = p->training.cp_comm_type == SAX_CP_COMM_P2P;
     double cp_f = sax_max(0.0, cp_pass - (p2p ? lc->attn_s : 0.0)),
-           cp_b = sax_max(0.0, 2.0 * cp_pass - (p2p ? 2.0 * lc->attn_s : 0.0)), cp_b_all = 2.0 * cp_pass;
-    if (cpd > 1.0 && p->training.cp_implementation == SAX_CP_IMPL_PYTORCH) {
+           cp_b = sax_max(0.0, 2.0 * cp_pass - (p2p ? 2.0 * lc->attn_s : 0.0)),
+           cp_b_all = cp_backward_passes(p, c) * cp_pass;
+    if (cp_pytorch(p, c)) {
         /* PyTorch's ring attention (torch/distributed/tensor/experimental/_attention.py): c steps of
          * equal work, 1/c of the attention each. The K and V exchange waits only on the step before:
          * gathered at once (cp_comm_type all_gather, torchtitan's rotate method "allgather") behind the
@@ -562,7 +577,6 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         cp_f = sax_max(0.0, cp_pass - share * lc->attn_s);
         cp_b = sax_max(0.0, cp_pass - share * lc->attn_bwd_s) +
                (cpd - 1.0) * sax_max(0.0, step - lc->attn_bwd_s / cpd) + step;
-        cp_b_all = cp_pass + cpd * step;
     }
     double ep_f = moe ? 2.0 * call[LAYER_EP] : 0.0, ep_b = ep_f;
     double bwd_math = lc->gemm_s + lc->attn_bwd_s, bwd_mem = lc->elem_bwd_s + z3_pass[1] * params;
@@ -977,10 +991,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         [LAYER_TP] =
             fold && md->experts > 0 ? (per_layer - 0.5 * moe_layers) * tp_calls : per_layer * tp_calls,
         [LAYER_ETP] = fold && md->experts > 0 ? 0.5 * moe_layers * tp_calls : 0.0,
-        [LAYER_CP] = per_layer * ((c->recompute == SAX_RECOMPUTE_FULL ? 1.0 : 0.0) +
-                                  (c->cp > 1 && p->training.cp_implementation == SAX_CP_IMPL_PYTORCH
-                                       ? 2.0 + 2.0 * c->cp / (c->cp - 1.0)
-                                       : 3.0)),
+        [LAYER_CP] =
+            per_layer * ((c->recompute == SAX_RECOMPUTE_FULL ? 2.0 : 1.0) + cp_backward_passes(p, c)),
         [LAYER_EP] = md->experts > 0 ? moe_layers * 4.0 : 0.0};
     const bool have_links = cl->n_links > 0;
     double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;

@@ -791,11 +791,9 @@ static void test_cp_as_pytorch_runs_it(void **state)
     assert_true(mg.feasible && pass_mg > 0.0);
     assert_true(fabs(mg.breakdown_s[SAX_PHASE_CP] - calls * 3.0 * pass_mg) <= 1e-9 * calls * pass_mg);
     p.training.cp_implementation = SAX_CP_IMPL_PYTORCH;
-    sax_gpu_t slow = p.cluster.gpu; /* the job's pace: its slowest of 1024 GPUs */
-    const double k = sax_slowest_of(&slow, 1024.0);
-    slow.peak_flops_bf16 /= k;
-    slow.peak_flops_fp8 /= k;
-    slow.hbm_bw_Bps /= k;
+    p.cluster.gpu.speed_cv = 0.0; /* every GPU at the pace sax_layer_cost prices below */
+    for (int s = 0; s < p.cluster.n_sites; s++)
+        p.cluster.sites[s].gpu.speed_cv = 0.0;
     const struct {
         int seq;
         sax_recompute_t recompute;
@@ -811,7 +809,7 @@ static void test_cp_as_pytorch_runs_it(void **state)
         sax_result_t r = fixture_eval(&p, &c);
         const double pass = cp_pass(&p, &c), step = 2.0 * pass / 3.0;
         sax_layer_cost_t lc;
-        sax_layer_cost(&p.model, &slow, &p.training, 8, 4, 1, 1, 1, true, false, &lc);
+        sax_layer_cost(&p.model, &p.cluster.sites[0].gpu, &p.training, 8, 4, 1, 1, 1, true, false, &lc);
         const double a4 = lc.attn_s / 4.0, b4 = lc.attn_bwd_s / 4.0;
         assert_true(r.feasible && pass > a4 && a4 > 0.0);
         assert_true(cases[i].backward_hides ? b4 > pass && b4 > step : b4 < step);
