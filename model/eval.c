@@ -16,6 +16,7 @@ typedef struct {
     double params;               /* parameters held per GPU (before ZeRO sharding) */
     double expert_params;        /* of which routed experts (replicated over their expert-DP only) */
     double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
+    double act_loss;             /* of none of act: the output layer's logits a micro-batch keeps */
     double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
     int layers;
@@ -1099,7 +1100,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 st[s].place_b += lg->gemm_s + lg->loss_bwd_s;
                 st[s].w += lg->gemm_s;
                 st[s].comp += 3.0 * lg->gemm_s + lg->loss_fwd_s + lg->loss_bwd_s;
-                st[s].act += lg->act_bytes;
+                st[s].act_loss = lg->act_bytes;
                 if (detail != NULL) {
                     detail->stage_math_s[s] += 3.0 * lg->gemm_s;
                     detail->stage_memory_s[s] += lg->loss_fwd_s + lg->loss_bwd_s;
@@ -1356,6 +1357,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                               .params = st[s].params,
                               .expert_params = st[s].expert_params,
                               .act_per_micro_bytes = st[s].act,
+                              .act_loss_bytes = st[s].act_loss,
                               .act_recompute_bytes = st[s].act_peak_layer,
                               .grad_bytes = gb,
                               .optimizer_bytes = sax_optimizer_bytes(&p->training),

@@ -13,7 +13,8 @@
 
 /* Activation sets, in whole-stage units, that stage s holds at its fullest (domain.md "Workload"):
  * GPipe all m; 1F1B and ZB-H1 the p - s warm-up micro-batches; interleaved its warm-up chunks
- * (p - s - 1) * 2 + (v - 1) * p + 1 of v per stage (Narayanan et al. 2021); DualPipe p + 1. */
+ * (p - s - 1) * 2 + (v - 1) * p + 1 of v per stage (Narayanan et al. 2021); DualPipe p + 1. The
+ * output layer's logits apart (sax_memory_stage). */
 static double inflight(const sax_candidate_t *c, int s, long m)
 {
     int p = c->pp, v = c->vpp;
@@ -45,7 +46,13 @@ void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_m
     out->weights_bytes = w;
     out->grads_bytes = gr;
     out->optimizer_bytes = op;
-    out->activations_bytes =
-        in->act_per_micro_bytes * inflight(c, in->stage, in->micro) + in->act_recompute_bytes;
+    /* the logits wait for the loss backward only while their micro-batch is in the stage's last chunk:
+     * GPipe keeps all m; the other schedules run that chunk's backward right after its forward (1F1B and
+     * ZB-H1 warm up p - s - 1 = 0 micro-batches on the last stage, Megatron's interleaving (v - 1) p
+     * of the other chunks, DualPipe backs each reverse-direction micro-batch up before the next forward
+     * of that chunk: its step loops 3 to 6 in dualpipe.py), so one */
+    double loss_inflight = c->schedule == SAX_SCHEDULE_GPIPE ? (double)in->micro : 1.0;
+    out->activations_bytes = in->act_per_micro_bytes * inflight(c, in->stage, in->micro) +
+                             in->act_loss_bytes * loss_inflight + in->act_recompute_bytes;
     out->total_bytes = w + gr + op + out->activations_bytes + in->reserved_bytes;
 }

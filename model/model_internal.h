@@ -90,6 +90,7 @@ typedef struct {
     double params;              /* parameters held by one GPU of the stage, before ZeRO sharding */
     double expert_params;       /* of which routed experts (ZeRO shards them over their expert DP) */
     double act_per_micro_bytes; /* activations one micro-batch leaves on the stage */
+    double act_loss_bytes;      /* besides them, the logits one micro-batch keeps for the loss backward */
     double act_recompute_bytes; /* working set of recomputing one layer (full recomputation) */
     double grad_bytes, optimizer_bytes, reserved_bytes; /* a parameter: main gradient, optimizer state */
 } sax_memory_in_t;

@@ -638,6 +638,37 @@ static void test_zero_shards_experts_over_their_replicas(void **state)
     assert_true(fabs(m.optimizer_bytes - 12.0 * 10e9 / 16) < 1.0);
 }
 
+/* The logits wait for the loss backward only while their micro-batch is in the last chunk. A last
+ * stage (s = 3 of p = 4, m = 8 micro-batches) keeping 1e9 B of layer activations and 0.5e9 B of logits
+ * a micro-batch, by hand:
+ *   1F1B: p - s = 1 micro-batch in flight: 1e9 + 0.5e9 = 1.5e9 B
+ *   interleaved, v = 2: (p - s - 1) 2 + (v - 1) p + 1 = 5 chunks of 2, 2.5 stages: 2.5e9 + 0.5e9 = 3e9 B
+ *   DualPipe: p + 1 = 5: 5e9 + 0.5e9 = 5.5e9 B (dualpipe.py's steps 3 to 6 run each reverse chunk's
+ *   backward before that chunk's next forward)
+ *   GPipe: all 8 forwards first: 8e9 + 8 x 0.5e9 = 12e9 B */
+static void test_logits_kept_once(void **state)
+{
+    (void)state;
+    sax_candidate_t c = {.tp = 1, .pp = 4, .dp = 1, .cp = 1, .ep = 1, .vpp = 1, .micro_batch = 1};
+    sax_memory_in_t in = {
+        .stage = 3, .layers = 4, .micro = 8, .act_per_micro_bytes = 1e9, .act_loss_bytes = 0.5e9};
+    const struct {
+        sax_schedule_t schedule;
+        int vpp;
+        double bytes;
+    } cases[] = {{SAX_SCHEDULE_1F1B, 1, 1.5e9},
+                 {SAX_SCHEDULE_INTERLEAVED, 2, 3e9},
+                 {SAX_SCHEDULE_DUALPIPE, 1, 5.5e9},
+                 {SAX_SCHEDULE_GPIPE, 1, 12e9}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        c.schedule = cases[i].schedule;
+        c.vpp = cases[i].vpp;
+        sax_memory_t m;
+        sax_memory_stage(&c, &in, &m);
+        assert_true(fabs(m.activations_bytes - cases[i].bytes) < 1.0);
+    }
+}
+
 /* Megatron-LM pads the vocabulary to a multiple of 128 x tp: GPT-2's 50257 is 51200 at TP 8 (50 x 1024)
  * and 50304 at TP 1 (393 x 128), so its output layer costs what 51200 rows and 50304 rows cost, by the
  * same formulas; 51200 at TP 8 is its own padding. */
@@ -856,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),
         cmocka_unit_test(test_zero_shards_experts_over_their_replicas),
+        cmocka_unit_test(test_logits_kept_once),
         cmocka_unit_test(test_mla_up_proj_by_hand),
         cmocka_unit_test(test_moe_act_by_hand),
         cmocka_unit_test(test_moe_token_dispatchers_by_hand),
