@@ -42,7 +42,8 @@ typedef struct {
     const sax_gpu_t *gpu;
     sax_layer_cost_t dense, moe;
     sax_logits_cost_t logits;
-    double slowest; /* sax_slowest_of this GPU type over the candidate's GPUs */
+    sax_mtp_cost_t mtp; /* one MTP depth's own work (zero without MTP) */
+    double slowest;     /* sax_slowest_of this GPU type over the candidate's GPUs */
 } gpu_costs_t;
 
 static sax_status_t infeasible(sax_result_t *r, sax_infeasible_t why)
@@ -180,6 +181,10 @@ static const gpu_costs_t *costs_for(const sax_problem_t *p, const sax_candidate_
     else
         g->moe = g->dense;
     sax_logits_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->micro_batch, &g->logits);
+    memset(&g->mtp, 0, sizeof g->mtp);
+    if (p->model.mtp_num_layers > 0)
+        sax_mtp_cost(&p->model, &slow, &p->training, c->tp, c->cp, c->micro_batch, c->sequence_parallel,
+                     &g->mtp);
     return g;
 }
 
@@ -760,16 +765,53 @@ static bool share_layer_comm(const sax_cluster_t *cl, const sax_candidate_t *c, 
     return changed;
 }
 
+/* DualPipe's ranks (deepseek-ai/DualPipe: rank s holds the model's stages s and p - 1 - s, one for each
+ * direction, and runs half the micro-batches through each): once the pipeline has each stage's times, a
+ * rank's per-micro-batch times become the mean of its two stages', its parameters (both stages',
+ * reduced and updated by it) and logits their sum, its layer activations a micro-batch their mean (the
+ * p + 1 sets DualPipe holds are of both directions, section 8) and its working set the larger. Layer
+ * counts and GPU types stay the stage's own, and so do the trace's events (each stage's exposed
+ * communication forward and backward, split here before the mean). */
+static void dualpipe_ranks(stage_t *st, int pp, sax_eval_detail_t *detail, sax_iteration_detail_t *trace)
+{
+    for (int s = 0; trace != NULL && s < pp; s++) { /* the trace's events stay each stage's own (v = 1) */
+        const double all[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp,
+                                           [SAX_DIM_CP] = st[s].cp,
+                                           [SAX_DIM_EP] = st[s].ep,
+                                           [SAX_DIM_DP] = st[s].z3};
+        for (int d = 0; d < SAX_DIM_COUNT; d++)
+            trace->bwd_comm_s[s][d] = all[d] - trace->fwd_comm_s[s][d];
+    }
+    for (int s = 0; s < pp / 2; s++) {
+        stage_t *a = &st[s], *b = &st[pp - 1 - s];
+        double *const x[] = {&a->f,  &a->b,  &a->w,       &a->comp,    &a->tp, &a->cp,
+                             &a->ep, &a->z3, &a->place_f, &a->place_b, &a->act};
+        double *const y[] = {&b->f,  &b->b,  &b->w,       &b->comp,    &b->tp, &b->cp,
+                             &b->ep, &b->z3, &b->place_f, &b->place_b, &b->act};
+        for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+            *x[i] = *y[i] = 0.5 * (*x[i] + *y[i]);
+        a->params = b->params = a->params + b->params;
+        a->expert_params = b->expert_params = a->expert_params + b->expert_params;
+        a->act_loss = b->act_loss = a->act_loss + b->act_loss;
+        a->act_peak_layer = b->act_peak_layer = sax_max(a->act_peak_layer, b->act_peak_layer);
+        if (detail != NULL) {
+            double *math = detail->stage_math_s, *mem = detail->stage_memory_s;
+            math[s] = math[pp - 1 - s] = 0.5 * (math[s] + math[pp - 1 - s]);
+            mem[s] = mem[pp - 1 - s] = 0.5 * (mem[s] + mem[pp - 1 - s]);
+        }
+    }
+}
+
 /* For pl->ends_differ (under interleaving): the first chunk of the first stage holds ends[0] layers
  * and the last chunk of the last stage ends[1], the other chunks of those stages their stage's other
  * layers evenly (layer_split embedding-loss: k - 1 at the ends, k elsewhere; a pipeline layout: its first
  * and last virtual stages'; docs/cost-model.md section 7). A stage's layers share its layer time; the
- * output layer and loss stay spread over the last stage's chunks, as for every split. */
-static void end_chunks(const sax_candidate_t *c, const stage_t *st, const sax_logits_cost_t *lg,
-                       const int *ends, sax_pipeline_t *pl)
+ * output layer and loss, and the MTP depths, `out` (forward, input and weight gradients), stay spread
+ * over the last stage's chunks, as for every split. */
+static void end_chunks(const sax_candidate_t *c, const stage_t *st, const double *out, const int *ends,
+                       sax_pipeline_t *pl)
 {
     int p = c->pp, v = c->vpp;
-    const double out[3] = {lg->gemm_s + lg->loss_fwd_s, lg->gemm_s + lg->loss_bwd_s, lg->gemm_s};
     double *per_chunk[3] = {pl->f_s, pl->b_s, pl->w_s};
     for (int end = 0; end < 2; end++) {
         int s = end ? p - 1 : 0, n = st[s].layers, e = ends[end];
@@ -979,8 +1021,11 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     stage_gpus(p, c, lay, st);
     sax_traffic_t tr_z3; /* ZeRO-3's gathers and scatters of one micro-batch, every stage */
     const double gb = sax_grad_bytes(&p->training);
-    const double per_layer = (double)m * md->layers / pp,
-                 moe_layers = (double)m * (md->layers - md->dense_layers) / pp;
+    /* Megatron-Core builds each MTP depth's layer from the last decoder layer's spec (gpt_builders.py) */
+    const int mtp = md->mtp_num_layers;
+    const bool mtp_moe = md->experts > 0 && md->layers > md->dense_layers;
+    const double per_layer = (double)m * (md->layers + mtp) / pp,
+                 moe_layers = (double)m * (md->layers - md->dense_layers + (mtp_moe ? mtp : 0)) / pp;
     const double tp_calls = c->recompute == SAX_RECOMPUTE_FULL ? 6.0 : 4.0;
     /* what each traffic class puts on the site links per iteration: per layer and micro-batch, TP 4
      * collectives (6 with full recomputation), CP 3 passes (PyTorch's ring attention: a gather each way
@@ -998,6 +1043,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     const bool have_links = cl->n_links > 0;
     double act_bytes = (double)c->micro_batch * md->seq_len / c->cp * md->hidden * SAX_ACT_BYTES / c->tp;
     int boundaries = v > 1 ? pp : pp - 1;
+    double tail[3] = {0.0, 0.0, 0.0}; /* the last stage's output layers, losses and MTP: f, b, w */
     /* A second pass when a TP, CP or EP collective crosses a site link that other classes load too:
      * the first pass gives the stages' compute times, from which the classes' demands follow
      * (share_layer_comm); the second prices the slowed collectives. Compute depends on them only through
@@ -1055,11 +1101,12 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                       ep_pair, &one, &part_one);
             many = one;
             stage_layers(&st[s], &one, n_dense, true);
-            if (nl > n_dense) {
+            if (nl > n_dense || (s == pp - 1 && mtp > 0 && mtp_moe)) {
                 memset(&many, 0, sizeof many);
                 add_layer(p, c, &gc->moe, &lcm, place, true, ag_m, rs_m, z3_pass, gc->moe.params, kappa,
                           ep_pair, &many, &part_many);
-                stage_layers(&st[s], &many, nl - n_dense, false);
+                if (nl > n_dense)
+                    stage_layers(&st[s], &many, nl - n_dense, false);
             }
             /* CPU offloading (Megatron-Core through Transformer Engine, PP 1 and no recomputation only):
          * the activations of the first n layers go to host memory after their forward (section 8) */
@@ -1105,6 +1152,43 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                     detail->stage_math_s[s] += 3.0 * lg->gemm_s;
                     detail->stage_memory_s[s] += lg->loss_fwd_s + lg->loss_bwd_s;
                 }
+                tail[0] = lg->gemm_s + lg->loss_fwd_s;
+                tail[1] = lg->gemm_s + lg->loss_bwd_s;
+                tail[2] = lg->gemm_s;
+                if (mtp > 0) { /* each depth: a layer like the last, its own work, an output layer and loss */
+                    const stage_t *layer = mtp_moe ? &many : &one;
+                    const layer_parts_t *parts = mtp_moe ? &part_many : &part_one;
+                    const sax_mtp_cost_t *mc = &gc->mtp;
+                    const double before[3] = {st[s].f, st[s].b, st[s].w};
+                    stage_layers(&st[s], layer, mtp, false);
+                    const double own_f = mc->gemm_s + mc->elem_fwd_s + tail[0],
+                                 own_b = mc->gemm_s + mc->elem_bwd_s + tail[1], own_w = mc->gemm_s + tail[2];
+                    st[s].f += mtp * own_f;
+                    st[s].b += mtp * own_b;
+                    st[s].w += mtp * own_w;
+                    st[s].place_f += mtp * own_f;
+                    st[s].place_b += mtp * own_b;
+                    st[s].comp += mtp * (own_f + own_b + own_w);
+                    st[s].act += mtp * mc->act_bytes;
+                    st[s].act_loss += mtp * lg->act_bytes;
+                    /* the depths' shifted tokens need the embedding on this stage (GPTModel builds it
+                     * where mtp_process is set), a copy of the first stage's unless the output layer is it
+                     * or, under DualPipe, the rank holds the first stage too (DeepSeek-V3 section 3.2.3:
+                     * the embedding and the output head shared physically with the MTP module) */
+                    const bool copy = pp > 1 && !md->tied_embeddings && c->schedule != SAX_SCHEDULE_DUALPIPE;
+                    st[s].params += mtp * mc->params + (copy ? ps.embedding / c->tp : 0.0);
+                    tail[0] += st[s].f - before[0];
+                    tail[1] += st[s].b - before[1];
+                    tail[2] += st[s].w - before[2];
+                    if (trace != NULL)
+                        for (int d = 0; d < SAX_DIM_COUNT; d++)
+                            trace->fwd_comm_s[s][d] += mtp * parts->fwd_comm[d];
+                    if (detail != NULL) {
+                        detail->stage_math_s[s] += mtp * (parts->math + 3.0 * (mc->gemm_s + lg->gemm_s));
+                        detail->stage_memory_s[s] += mtp * (parts->memory + mc->elem_fwd_s + mc->elem_bwd_s +
+                                                            lg->loss_fwd_s + lg->loss_bwd_s);
+                    }
+                }
             }
             first_layer += nl;
             pl.f_s[s] = st[s].f / v;
@@ -1131,7 +1215,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                          c->first_stage_layers == 0 && c->last_stage_layers == 0;
     }
     if (pl.ends_differ)
-        end_chunks(c, st, &costs_for(p, c, st[pp - 1].gpu, cache, &n_cache)->logits, ends, &pl);
+        end_chunks(c, st, tail, ends, &pl);
+    if (c->schedule == SAX_SCHEDULE_DUALPIPE)
+        dualpipe_ranks(st, pp, detail, trace);
 
     /* Traffic classes share the site links (docs/cost-model.md section 9): a stage's TP, CP, EP and
      * ZeRO-3 traffic of one micro-batch (its groups, 1/pp of all) demands its bytes over the stage's
@@ -1424,7 +1510,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                                                  [SAX_DIM_CP] = st[s].cp,
                                                  [SAX_DIM_EP] = st[s].ep,
                                                  [SAX_DIM_DP] = st[s].z3};
-            for (int d = 0; d < SAX_DIM_COUNT; d++) {
+            for (int d = 0; d < SAX_DIM_COUNT && c->schedule != SAX_SCHEDULE_DUALPIPE; d++) {
                 double fwd = trace->fwd_comm_s[s][d];
                 trace->fwd_comm_s[s][d] = fwd / v;
                 trace->bwd_comm_s[s][d] = (all_s[d] - fwd) / v;

@@ -6,8 +6,8 @@
  * copy: `optimizer_bytes`). ZeRO-1 (Megatron's distributed optimizer) shards that state over
  * DP x CP - the routed experts over their replicas only, TP x CP x DP / (EP x ETP), since EP and
  * the experts' TP already split them - ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights, keeping two
- * gathered layers (the current one and the prefetched next). DualPipe holds two copies of its
- * parameters (DeepSeek-V3 Table 2).
+ * gathered layers (the current one and the prefetched next). A DualPipe rank's parameters are its
+ * two stages' (eval.c: twice a stage's when they are alike, DeepSeek-V3 Table 2).
  */
 #include "model_internal.h"
 
@@ -32,8 +32,7 @@ static double inflight(const sax_candidate_t *c, int s, long m)
 
 void sax_memory_stage(const sax_candidate_t *c, const sax_memory_in_t *in, sax_memory_t *out)
 {
-    double copies = c->schedule == SAX_SCHEDULE_DUALPIPE ? 2.0 : 1.0;
-    double prm = in->params * copies, ex = in->expert_params * copies, shared = prm - ex;
+    double prm = in->params, ex = in->expert_params, shared = prm - ex;
     double shard = (double)c->dp * c->cp, expert_shard = sax_candidate_expert_dp(c);
     double sharded = shared / shard + ex / expert_shard; /* parameters one GPU owns under ZeRO */
     double w = prm * SAX_ACT_BYTES, gr = prm * in->grad_bytes, op = prm * in->optimizer_bytes;

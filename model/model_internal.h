@@ -82,6 +82,17 @@ typedef struct {
 void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp,
                      int cp, int b, sax_logits_cost_t *out);
 
+/* One multi-token-prediction depth's own work besides its transformer layer and its output layer and
+ * loss (workload.c): eh_proj's forward GEMM (its data and weight gradients take as long each), the norms'
+ * and the concatenation's memory-bound time forward and backward, the bytes a micro-batch keeps for the
+ * backward and the parameters a GPU holds. */
+typedef struct {
+    double gemm_s, elem_fwd_s, elem_bwd_s, act_bytes, params;
+} sax_mtp_cost_t;
+
+void sax_mtp_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
+                  int b, bool sp, sax_mtp_cost_t *out);
+
 /* ---- memory --------------------------------------------------------------------------------- */
 
 typedef struct {

@@ -226,6 +226,10 @@ typedef struct {
      * and a token picks its top_k among the experts of group_topk of them; 0: no limit. Config keys
      * moe_router_num_groups, moe_router_group_topk. */
     int moe_router_num_groups, moe_router_group_topk;
+    /* Multi-token prediction (DeepSeek-V3; Megatron-LM's --mtp-num-layers): this many MTP depths after the
+     * last layer, each a transformer layer like the last one with its norms, projection, output layer
+     * and loss, on the last stage (its last chunk). Config key mtp_num_layers; 0: none. */
+    int mtp_num_layers;
 } sax_model_desc_t;
 
 typedef struct {
@@ -423,8 +427,9 @@ typedef struct {
     /* Megatron-Core's --pipeline-model-parallel-layout (megatron/core/transformer/
      * pipeline_parallel_layer_layout.py): the transformer layers of each of the pp x vpp virtual stages,
      * virtual stage k on stage k mod pp as its chunk k / pp; n_layout 0: not set (layer_split decides).
-     * layout_text is the string as written (io/config parses it); its MTP layers (m) are not priced. */
-    int n_layout;
+     * layout_text is the string as written (io/config parses it); its MTP layers (m), model.mtp_num_layers
+     * of them, sit in the last virtual stage, where they are priced. */
+    int n_layout, layout_mtp; /* layout_mtp: its MTP layers (m) */
     uint8_t layout_layers[SAX_LAYOUT_MAX_STAGES];
     char layout_text[SAX_LAYOUT_TEXT_LEN];
     sax_transport_t transport;

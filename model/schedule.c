@@ -298,18 +298,20 @@ static inline double op_ready(const sax_pipeline_t *pl, const sax_scratch_t *sc,
 }
 
 /* The time of event `op` on stage s: its stage's F, B (with W when with_w) or W, unless it runs on
- * the first or the last virtual stage and the pipeline's ends differ. */
+ * the first or the last virtual stage and the pipeline's ends differ. A DualPipe rank runs direction 1
+ * through the model's stage p - 1 - s (DualPipe.__init__ takes the rank's two modules, and
+ * examples/example_dualpipe.py gives rank s full_modules[s] and full_modules[p - 1 - s]): that
+ * stage's times, on this rank. */
 static double op_time(const sax_pipeline_t *pl, int s, int32_t op, bool with_w)
 {
-    int kind = OP_KIND(op);
+    int kind = OP_KIND(op), vs = vstage(pl, s, OP_CHUNK(op));
     const double *e = NULL;
-    if (pl->ends_differ) {
-        int vs = vstage(pl, s, OP_CHUNK(op));
+    if (pl->ends_differ)
         e = vs == 0 ? pl->head_s : vs == pl->stages * pl->chunks - 1 ? pl->tail_s : NULL;
-    }
     if (e != NULL)
         return kind == OP_F ? e[0] : kind == OP_W ? e[2] : e[1] + (with_w ? e[2] : 0.0);
-    return kind == OP_F ? pl->f_s[s] : kind == OP_W ? pl->w_s[s] : pl->b_s[s] + (with_w ? pl->w_s[s] : 0.0);
+    int k = pl->schedule == SAX_SCHEDULE_DUALPIPE ? vs : s;
+    return kind == OP_F ? pl->f_s[k] : kind == OP_W ? pl->w_s[k] : pl->b_s[k] + (with_w ? pl->w_s[k] : 0.0);
 }
 
 /* A transfer over boundary `bnd` (stage bnd to bnd + 1 when `up`, else back) issued at t: it waits for
@@ -335,7 +337,8 @@ typedef struct {
 static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sax_pipeline_result_t *out,
                 sax_event_t *events, long max_events)
 {
-    const bool two_way = pl->schedule == SAX_SCHEDULE_DUALPIPE, ends = pl->ends_differ;
+    const bool two_way = pl->schedule == SAX_SCHEDULE_DUALPIPE;
+    const bool by_op = pl->ends_differ || two_way; /* an event's time depends on more than its stage */
     const bool blocking = schedules[pl->schedule].blocking_sends;
     const bool all_w = !schedules[pl->schedule].split_w; /* every B computes its weight gradients */
     int p = pl->stages, m = pl->micro, per_stage = pl->chunks * m;
@@ -369,7 +372,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                     double next = op < 0 ? INFINITY : op_ready(pl, sc, s, op);
                     int32_t w = pending[(long)s * per_stage + w_next[s]];
                     if (op < 0 ||
-                        (next >= 0.0 && next - free_at[s] >= (ends ? op_time(pl, s, w, false) : t_w))) {
+                        (next >= 0.0 && next - free_at[s] >= (by_op ? op_time(pl, s, w, false) : t_w))) {
                         op = w;
                         w_next[s]++;
                         from_pending = true;
@@ -382,7 +385,7 @@ static long run(const sax_pipeline_t *pl, sax_scratch_t *sc, const run_t *rn, sa
                 if (ready < 0.0)
                     break;
                 bool with_w = kind == OP_B && (all_w || (op & OP_WITH_W));
-                double dur = ends           ? op_time(pl, s, op, with_w)
+                double dur = by_op          ? op_time(pl, s, op, with_w)
                              : kind == OP_F ? t_f
                              : kind == OP_W ? t_w
                                             : t_b + (with_w ? t_w : 0.0);

@@ -555,3 +555,29 @@ void sax_logits_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_
     out->flops = 2.0 * tok * v * m->hidden;
     out->act_bytes = tok * v * 4.0; /* fp32 softmax (or gradient) kept for the loss backward */
 }
+
+/* One multi-token-prediction depth's own work on its stage (model.mtp_num_layers, Megatron-Core's
+ * MultiTokenPredictionLayer in megatron/core/transformer/multi_token_prediction.py at d98e8a64dd), beside
+ * its transformer layer and its output layer and loss, which cost what the main model's do: the shifted
+ * tokens' embedding and the main hidden states each through an RMSNorm (enorm, hnorm), concatenated
+ * (2h a token), projected back to h by eh_proj (a column-parallel linear layer of 2h x h / tp, in the
+ * training precision like the layers' own: forward, data gradient and weight gradient one GEMM each),
+ * and the layer's output through its own final RMSNorm. Memory-bound bytes a token: the three norms
+ * 4 B an element forward and 8 backward (as the layers' norms, section 2), the concatenation 8 (2h read
+ * and written). Kept for the backward: the embedding's output and the final norm's input and output
+ * (the output layer's input), 2 B an element, and eh_proj's input, 2 B (1 B as Transformer Engine's FP8
+ * copy); the main hidden states the main output layer keeps anyway. All split by TP under sequence
+ * parallelism. eh_proj's TP collectives (a gather of its 2h input and of its h output, and their
+ * backward) are not priced. Parameters: eh_proj and the three norms, over TP. */
+void sax_mtp_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_training_t *tr, int tp, int cp,
+                  int b, bool sp, sax_mtp_cost_t *out)
+{
+    const double tok = (double)b * m->seq_len / cp, h = m->hidden, rep = sp ? tp : 1.0;
+    const double bw = gpu->hbm_bw_Bps * gpu->mem_eff;
+    out->gemm_s = gemm(gpu, tr->precision, 1, tok, h / tp, 2.0 * h);
+    out->elem_fwd_s = tok * (3.0 * 4.0 + 8.0) * h / rep / bw + 4.0 * gpu->kernel_overhead_s;
+    out->elem_bwd_s = tok * 3.0 * 8.0 * h / rep / bw + 6.0 * gpu->kernel_overhead_s;
+    const double proj_in = tr->precision == SAX_PRECISION_FP8 ? 1.0 : SAX_ACT_BYTES;
+    out->act_bytes = tok * (3.0 * SAX_ACT_BYTES * h + proj_in * 2.0 * h) / rep;
+    out->params = (2.0 * h * h + 3.0 * h) / tp;
+}

@@ -107,6 +107,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         ARG(j, "--attention-dropout 0.0");
         ARG(j, "--hidden-dropout 0.0");
     }
+    if (p->model.mtp_num_layers > 0)
+        ARG(j, "--mtp-num-layers %d", p->model.mtp_num_layers);
 
     /* the layers of each stage: equal, first/last different, or a layout string */
     int layers[SAX_SIM_MAX_STAGES];
@@ -141,8 +143,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         } else if (!all_equal || !chunks_even) {
             /* Megatron-Core's layout: one "|"-separated entry per virtual stage, virtual stage k on rank
              * k mod pp (chunk k / pp of it), E (embedding) in the first and L (output layer and loss) in
-             * the last; a stage's layers over its chunks, the first chunks one more when they do not
-             * divide */
+             * the last, with the MTP layers m before it; a stage's layers over its chunks, the first chunks
+             * one more when they do not divide */
             char layout[ITEM_LEN];
             size_t used = (size_t)snprintf(layout, sizeof layout, "E");
             for (int k = 0; k < c->pp * c->vpp && used + 16 < sizeof layout; k++) {
@@ -150,6 +152,10 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
                 int n = layers[s] / c->vpp + (chunk < layers[s] % c->vpp ? 1 : 0);
                 used += (size_t)snprintf(layout + used, sizeof layout - used, "%st*%d", k ? "|" : "", n);
             }
+            /* the MTP layers (m) before the loss, as many as --mtp-num-layers (validate_layer_layout) */
+            if (p->model.mtp_num_layers > 0)
+                used +=
+                    (size_t)snprintf(layout + used, sizeof layout - used, "m*%d", p->model.mtp_num_layers);
             snprintf(layout + used, sizeof layout - used, "L");
             if (used + 16 < sizeof layout)
                 ARG(j, "--pipeline-model-parallel-layout '%s'", layout);

@@ -287,9 +287,11 @@ int cli_write_trace(const char *path, const sax_problem_t *p, const sax_candidat
         if (e->kind == 'W')
             continue;
         spans_add(&o, &fb, e->start_s, e->end_s);
-        /* the exposed communication the model adds to the event, after its compute */
-        const double *cm = e->kind == 'F' ? d->fwd_comm_s[s] : d->bwd_comm_s[s];
-        double end = e->end_s - (e->with_w ? pl.w_s[s] : 0.0);
+        /* the exposed communication the model adds to the event, after its compute: the stage's whose
+         * layers it runs (a DualPipe rank runs direction 1 through stage p - 1 - s's) */
+        const int layers_of = dualpipe && e->chunk == 1 ? np - 1 - s : s;
+        const double *cm = e->kind == 'F' ? d->fwd_comm_s[layers_of] : d->bwd_comm_s[layers_of];
+        double end = e->end_s - (e->with_w ? pl.w_s[layers_of] : 0.0);
         double t = end - cm[SAX_DIM_TP] - cm[SAX_DIM_CP] - cm[SAX_DIM_EP] - cm[SAX_DIM_DP];
         static const int dims[4] = {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_EP, SAX_DIM_DP};
         static const int tracks[4] = {TRACK_TP, TRACK_CP, TRACK_EP, TRACK_DP};

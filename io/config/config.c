@@ -408,16 +408,21 @@ static sax_status_t check_fixed_split(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
 }
 
 /* Megatron's pipeline layout, written in a file without a space: pp x vpp virtual stages holding the
- * model's layers, and no first/last stage layers beside it (in a sweep, candidates it does not fit are
+ * model's layers and its MTP layers, and no first/last stage layers beside it (in a sweep, candidates it does not fit are
  * skipped). */
 static sax_status_t check_fixed_layout(cf_ctx_t *ctx, const sax_model_desc_t *m, const sax_candidate_t *c)
 {
+    const char *key = "pipeline_model_parallel_layout";
+    /* Megatron-Core's validate_layer_layout: as many m as --mtp-num-layers */
+    if (c->n_layout > 0 && c->layout_mtp != m->mtp_num_layers)
+        return cf_fail_at(ctx, "parallelism", key,
+                          "expected model.mtp_num_layers = %d MTP layers (m), found %d in \"%s\"",
+                          m->mtp_num_layers, c->layout_mtp, c->layout_text);
     if (c->n_layout == 0 || sax_layer_split_valid(m->layers, c))
         return SAX_OK;
     int layers = 0;
     for (int k = 0; k < c->n_layout; k++)
         layers += c->layout_layers[k];
-    const char *key = "pipeline_model_parallel_layout";
     if (c->n_layout != c->pp * c->vpp)
         return cf_fail_at(
             ctx, "parallelism", key,

@@ -91,6 +91,13 @@ static const cf_field_t model_fields[] = {
     INT_F(sax_model_desc_t, moe_router_group_topk, "moe_router_group_topk", 0, CF_DEFAULT, 0,
           "groups a token's experts may come from (Megatron-LM's --moe-router-group-topk; Hugging Face's "
           "topk_group); 0 exactly when `moe_router_num_groups` is 0"),
+    INT_F(
+        sax_model_desc_t, mtp_num_layers, "mtp_num_layers", 0, CF_DEFAULT, 0,
+        "multi-token prediction depths (Megatron-LM's --mtp-num-layers; Hugging Face's "
+        "num_nextn_predict_layers; DeepSeek-V3 trained with 1): each a transformer layer like the last one, "
+        "with its two input norms, its 2h x h projection, a final norm, and the output layer and loss again, "
+        "on the last pipeline stage (its last chunk), which also holds a copy of the embedding; 0: none "
+        "(docs/cost-model.md section 1)"),
 };
 const cf_section_t cf_model_section = {
     "model", "The workload: a decoder-only transformer, dense or mixture-of-experts.", model_fields,

@@ -141,6 +141,15 @@ sax_status_t cf_parse_pipeline_layout(cf_ctx_t *ctx, const char *text, sax_candi
     return st;
 }
 
+/* The virtual stage of the expanded layout's character i: the '|' before it. */
+static int count_bars(const layout_parse_t *lp, size_t i)
+{
+    int k = 0;
+    for (size_t j = 0; j < i; j++)
+        k += lp->out[j] == '|';
+    return k;
+}
+
 /* The expanded layout's virtual stages, checked against Megatron's rules. */
 static sax_status_t read_stages(cf_ctx_t *ctx, const layout_parse_t *lp, sax_candidate_t *c)
 {
@@ -171,6 +180,23 @@ static sax_status_t read_stages(cf_ctx_t *ctx, const layout_parse_t *lp, sax_can
     if (stages > SAX_LAYOUT_MAX_STAGES)
         return cf_fail(ctx, "expected at most %d virtual stages in \"%s\", found %d", SAX_LAYOUT_MAX_STAGES,
                        text, stages);
+    /* Megatron-Core keeps its MTP layers in one chunk, the last of its rank; sax prices them on the last
+     * stage only, as Megatron places them without a layout: all in the last virtual stage */
+    size_t last = lp->n;
+    while (last > 0 && lp->out[last - 1] != '|')
+        last--;
+    int mtp_layers = 0;
+    for (size_t i = 0; i < lp->n; i++)
+        if (lp->out[i] == 'm') {
+            if (i < last)
+                return cf_fail(ctx,
+                               "expected the MTP layers (m) in the last virtual stage, with the loss (L), in "
+                               "\"%s\" (sax prices them on the last stage, where Megatron-Core places them "
+                               "without a layout), found one in virtual stage %d",
+                               text, count_bars(lp, i));
+            mtp_layers++;
+        }
+    c->layout_mtp = mtp_layers;
     int k = 0, layers = 0;
     for (size_t i = 0; i <= lp->n; i++) {
         if (i == lp->n || lp->out[i] == '|') {

@@ -99,7 +99,8 @@ static const sax_model_desc_t model_presets[] = {
      * (FFN 18432), then 1 shared + 256 routed experts of 2048, 8 active; 4K pre-training
      * sequences; vocabulary 129280 (the report's "128K"). Node-limited routing (Section 2.1.2): the
      * experts in 8 groups, a token's 8 from at most 4 of them (n_group 8, topk_group 4 in the released
-     * config.json). The MTP module is left out. */
+     * config.json). The MTP module (num_nextn_predict_layers 1) is left out, as Megatron-Bridge's
+     * recipes run it: model.mtp_num_layers 1 adds it. */
     {.name = "deepseek-v3",
      .layers = 61,
      .hidden = 7168,

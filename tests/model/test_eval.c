@@ -965,6 +965,99 @@ static void test_collective_shares_link_with_pipeline(void **state)
                  expect);
 }
 
+/* Multi-token prediction (model.mtp_num_layers, Megatron-Core's MultiTokenPredictionLayer) on one GPU
+ * whose GEMMs run at their peak (1e15 FLOP/s) and memory-bound kernels at 1e12 B/s, nothing else costing:
+ * a 2-layer model with one MTP depth against the same model with a third layer, h 1024, vocabulary 32768,
+ * 1024 tokens a micro-batch, two micro-batches. The depth's layer costs what the third layer does; beyond
+ * it, by hand, a micro-batch:
+ *   eh_proj 2h -> h, forward, data and weight gradients: 3 x 2 x 1024 x 1024 x 2048 = 12,884,901,888 FLOP
+ *   the output layer again: 3 x 2 x 1024 x 32768 x 1024 = 206,158,430,208 FLOP
+ *   three norms (4 B an element forward, 8 backward) and the 2h concatenation (8 B): 1024 x (20 + 24)
+ *     x 1024 = 46,137,344 B
+ *   the loss again, unfused: 1024 x 32768 x (38 + 14) = 1,744,830,464 B
+ * 2.19043332096e-4 s + 1.790967808e-3 s = 2.010011140096e-3 s, twice for the two micro-batches.
+ * Parameters: eh_proj 2h^2 and three norms, 2,100,224; with PP 2 the last stage also holds the depth's
+ * layer, 4h^2 + 2 h f + 2h = 12,584,960 (f = 4096, GELU), and the embedding's copy, V h = 33,554,432
+ * (the model is untied): 2 B each of weights; under DualPipe, whose ranks hold both stages, no copy
+ * (DeepSeek-V3 section 3.2.3). */
+static void test_mtp_by_hand(void **state)
+{
+    (void)state;
+    sax_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.model = (sax_model_desc_t){.name = "tiny",
+                                 .layers = 2,
+                                 .hidden = 1024,
+                                 .ffn_hidden = 4096,
+                                 .heads = 8,
+                                 .kv_heads = 8,
+                                 .vocab = 32768,
+                                 .seq_len = 1024,
+                                 .ffn_act = SAX_FFN_GELU,
+                                 .mtp_num_layers = 1};
+    sax_training_set_defaults(&p.training);
+    p.training.global_batch = 2;
+    fixture_h100_cluster(&p.cluster, 1, 8, 0.0, 0.0);
+    sax_gpu_t *g = &p.cluster.sites[0].gpu;
+    g->peak_flops_bf16 = 1e15;
+    g->gemm_eff_max = 1.0;
+    g->gemm_eff_half_ai = 0.0;
+    g->hbm_bw_Bps = 1e12;
+    g->mem_eff = 1.0;
+    g->speed_cv = 0.0;
+    p.cluster.gpu = *g;
+    sax_candidate_t c = {.tp = 1,
+                         .pp = 1,
+                         .dp = 1,
+                         .cp = 1,
+                         .ep = 1,
+                         .vpp = 1,
+                         .micro_batch = 1,
+                         .schedule = SAX_SCHEDULE_1F1B,
+                         .recompute = SAX_RECOMPUTE_NONE,
+                         .n_order = 1,
+                         .order = {SAX_DIM_TP},
+                         .connections = 1};
+    sax_problem_t q = p; /* three layers, no MTP */
+    q.model.layers = 3;
+    q.model.mtp_num_layers = 0;
+    double compute[2], weights[2];
+    const sax_problem_t *pr[2] = {&p, &q};
+    for (int k = 0; k < 2; k++) {
+        sax_result_t r;
+        sax_iteration_detail_t *d = malloc(sizeof *d);
+        assert_non_null(d);
+        sax_pipeline_t pl;
+        assert_int_equal(sax_model_eval_trace(pr[k], &c, scratch, &r, &pl, d), SAX_OK);
+        assert_true(r.feasible);
+        compute[k] = r.breakdown_s[SAX_PHASE_COMPUTE] - d->opt_s[0];
+        weights[k] = r.mem_weights_bytes;
+        free(d);
+    }
+    const double own = 2.0 * 2.010011140096e-3;
+    assert_true(fabs(compute[0] - compute[1] - own) < 1e-9 * own);
+    assert_true(fabs(weights[0] - weights[1] - 2.0 * 2100224.0) < 1.0);
+
+    /* PP 2: the last stage holds the depth's layer, eh_proj, the norms and the embedding's copy */
+    q = p;
+    q.model.mtp_num_layers = 0;
+    c.pp = 2;
+    c.n_order = 2;
+    c.order[1] = SAX_DIM_PP;
+    p.training.global_batch = q.training.global_batch = 4;
+    sax_result_t with = fixture_eval(&p, &c), without = fixture_eval(&q, &c);
+    assert_true(with.feasible && without.feasible);
+    assert_true(fabs(with.mem_weights_bytes - without.mem_weights_bytes -
+                     2.0 * (2100224.0 + 12584960.0 + 33554432.0)) < 1.0);
+    /* DualPipe: each rank holds both stages, the embedding among them, which the depth shares */
+    c.schedule = SAX_SCHEDULE_DUALPIPE;
+    with = fixture_eval(&p, &c);
+    without = fixture_eval(&q, &c);
+    assert_true(with.feasible && without.feasible);
+    assert_true(fabs(with.mem_weights_bytes - without.mem_weights_bytes - 2.0 * (2100224.0 + 12584960.0)) <
+                1.0);
+}
+
 /* A slower GPU never makes an iteration faster, under DualPipe too, where a MoE layer's all-to-alls hide
  * behind the other direction's compute: a forward and a backward chunk together take max(forward,
  * all-to-all) + max(backward, all-to-all) (docs/cost-model.md section 6). A 32-layer MoE (64 experts,
@@ -1032,6 +1125,7 @@ int main(void)
         cmocka_unit_test(test_hybridep_at_its_share_of_the_speed),
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
+        cmocka_unit_test(test_mtp_by_hand),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }

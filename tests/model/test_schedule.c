@@ -177,6 +177,32 @@ static void test_dualpipe_by_hand(void **state)
     assert_true(sax_pipeline_simulate(&pl, scratch, &r, NULL, 0) < 0);
 }
 
+/* DualPipe's rank s runs direction 1 through the model's stage p - 1 - s (deepseek-ai/DualPipe: rank s
+ * holds full_modules[s] and full_modules[p - 1 - s]). p = 2, m = 4, free transfers, stage 0 F = 1, B = 2,
+ * W = 1 and stage 1 twice that; rank 0 runs micro-batches 0, 1 through stage 0 and 2, 3 through stage 1,
+ * rank 1 the reverse. In the order of test_dualpipe_by_hand:
+ *   rank 0: F0 [0,1]; F2 (stage 1, rank 1's [0,1] output) [1,3]; F1 [3,4]; B2+W [4,10];
+ *           F3 (rank 1's [3,4]) with B0+W (rank 1's B0 [4,10]) [10,12] [12,15]; B3+W [15,21];
+ *           B1 (rank 1's B1+W [15,21]) [21,23]; W1 [23,24]
+ *   rank 1: F2 [0,1]; F0 [1,3]; F3 [3,4]; B0+W [4,10]; F1 with B2+W [10,12] [12,15]; B1+W [15,21];
+ *           B3 [21,23]; W3 [23,24]
+ * Makespan 24, each rank busy 2 (1 + 2 + 1) + 2 (2 + 4 + 2) = 24. Priced by the rank's own stage, rank 1
+ * alone would be busy 4 (2 + 4 + 2) = 32. */
+static void test_dualpipe_ranks_hold_two_stages(void **state)
+{
+    (void)state;
+    static sax_pipeline_t pl;
+    uniform(&pl, SAX_SCHEDULE_DUALPIPE, 2, 1, 4, 1.0, 2.0, 1.0, 0.0);
+    pl.f_s[1] = 2.0;
+    pl.b_s[1] = 4.0;
+    pl.w_s[1] = 2.0;
+    sax_pipeline_result_t r;
+    assert_true(sax_pipeline_simulate(&pl, scratch, &r, NULL, 0) > 0);
+    near(r.makespan_s, 24.0);
+    near(r.busy_s[0], 24.0);
+    near(r.busy_s[1], 24.0);
+}
+
 /* DeepSeek-V3 Table 2's DualPipe bubble, (p/2 - 1)(F&B + B - 3W) with F&B = F + B + W and B the
  * full backward B + W, holds for the reference's order when F = B >= W (as in the paper's figure),
  * for every p and m the reference accepts. Elsewhere it does not (docs/cost-model.md section 7),
@@ -389,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_slow_boundary_by_hand),
         cmocka_unit_test(test_closed_forms_match_simulation),
         cmocka_unit_test(test_dualpipe_by_hand),
+        cmocka_unit_test(test_dualpipe_ranks_hold_two_stages),
         cmocka_unit_test(test_dualpipe_table2),
         cmocka_unit_test(test_uneven_stages),
         cmocka_unit_test(test_slower_links_never_faster),

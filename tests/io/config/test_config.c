@@ -536,6 +536,22 @@ static void test_pipeline_layout_parse(void **state)
     assert_int_equal(layers[2], 15);
     assert_int_equal(layers[3], 16);
     sax_config_fini(&cfg);
+    /* one MTP depth (model.mtp_num_layers 1) in the last virtual stage, with the loss: Megatron-Bridge's
+     * DeepSeek-V3 layout with its MTP layer */
+    assert_int_equal(parse_layout("{\"preset\": \"deepseek-v3\", \"mtp_num_layers\": 1}", 4, "",
+                                  "Et*4|(t*4|)*14,tmL", &cfg, &err),
+                     SAX_OK);
+    assert_int_equal(cfg.candidate.n_layout, 16);
+    assert_int_equal(cfg.candidate.layout_mtp, 1);
+    assert_int_equal(cfg.problem.model.mtp_num_layers, 1);
+    sax_config_fini(&cfg);
+    /* as many m as model.mtp_num_layers (Megatron-Core's validate_layer_layout) */
+    assert_int_equal(parse_layout("{\"preset\": \"deepseek-v3\", \"mtp_num_layers\": 1}", 4, "",
+                                  "Et*4|(t*4|)*14,tL", &cfg, &err),
+                     SAX_ERR_INPUT);
+    assert_non_null(strstr(err.text,
+                           "parallelism.pipeline_model_parallel_layout: expected model.mtp_num_layers "
+                           "= 1 MTP layers (m), found 0 in \"Et*4|(t*4|)*14,tL\""));
     /* "" is not set */
     assert_int_equal(parse_layout(model62, 1, "", "", &cfg, &err), SAX_OK);
     assert_int_equal(cfg.candidate.n_layout, 0);
@@ -556,6 +572,11 @@ static void test_pipeline_layout_parse(void **state)
          "first"},
         {"Et*61|t", "expected the loss (L) once, as the last layer, in \"Et*61|t\", found it 0 times"},
         {"Et*30m|t*31L", "expected every transformer layer (t) before the MTP layers (m)"},
+        {"Et*15|t*15|t*15|t*16m|L",
+         "expected the MTP layers (m) in the last virtual stage, with the loss (L), in \"Et*15|t*15|t*15|t*16m|L\" "
+         "(sax prices them on the last stage, where Megatron-Core places them without a layout), found one in "
+         "virtual stage 3"},
+        {"Et*15|t*15|t*15|t*16mL", "expected model.mtp_num_layers = 0 MTP layers (m), found 1"},
         {"Et*30|t*31L", "expected pp x vpp = 4 x 1 = 4 virtual stages (separated by '|'), found 2"},
         {"Et*15|t*15|t*15|t*15L", "expected model.layers = 61 transformer layers (t), found 60"},
     };
