@@ -16,7 +16,7 @@ typedef struct {
     double params;               /* parameters held per GPU (before ZeRO sharding) */
     double expert_params;        /* of which routed experts (replicated over their expert-DP only) */
     double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
-    double act_loss;             /* of none of act: the output layer's logits a micro-batch keeps */
+    double act_loss;             /* apart from act: the output layer's fp32 logits a micro-batch keeps */
     double peak_flops;           /* of this stage's GPU */
     const sax_gpu_t *gpu;
     int layers;

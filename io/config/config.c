@@ -408,8 +408,8 @@ static sax_status_t check_fixed_split(cf_ctx_t *ctx, const cf_fixed_t *fixed, co
 }
 
 /* Megatron's pipeline layout, written in a file without a space: pp x vpp virtual stages holding the
- * model's layers and its MTP layers, and no first/last stage layers beside it (in a sweep, candidates it does not fit are
- * skipped). */
+ * model's layers and its MTP layers, and no first/last stage layers beside it (in a sweep, candidates it
+ * does not fit are skipped). */
 static sax_status_t check_fixed_layout(cf_ctx_t *ctx, const sax_model_desc_t *m, const sax_candidate_t *c)
 {
     const char *key = "pipeline_model_parallel_layout";

@@ -96,8 +96,9 @@ static const cf_field_t model_fields[] = {
         "multi-token prediction depths (Megatron-LM's --mtp-num-layers; Hugging Face's "
         "num_nextn_predict_layers; DeepSeek-V3 trained with 1): each a transformer layer like the last one, "
         "with its two input norms, its 2h x h projection, a final norm, and the output layer and loss again, "
-        "on the last pipeline stage (its last chunk), which also holds a copy of the embedding; 0: none "
-        "(docs/cost-model.md section 1)"),
+        "on the last pipeline stage (its last chunk), which also holds a copy of the embedding unless the "
+        "embeddings are tied or DualPipe puts the first stage on the same GPUs; 0: none (docs/cost-model.md "
+        "section 1)"),
 };
 const cf_section_t cf_model_section = {
     "model", "The workload: a decoder-only transformer, dense or mixture-of-experts.", model_fields,
