@@ -36,7 +36,12 @@ static const double param_upper[CAL_RUN_PARAM_COUNT] = {
 #undef CAL_HI
 };
 
-const char *cal_param_key(cal_param_kind_t kind) { return param_names[kind]; }
+/* The training parameters' keys are sax_tuned_keys', which the configuration loader looks for in a run's
+ * file (sax_config_t.stated_tuned) */
+const char *cal_param_key(cal_param_kind_t kind)
+{
+    return (int)kind < SAX_TUNED_COUNT ? sax_tuned_keys[kind] : param_names[kind];
+}
 
 int cal_gpu_find(const cal_state_t *st, const char *name)
 {
@@ -75,6 +80,18 @@ static void apply_gpu(const cal_state_t *st, const double *x, sax_gpu_t *g)
     }
 }
 
+_Static_assert(CAL_DP_OVERLAP == 0 && CAL_TP_OVERLAP == 1 && CAL_STEP_OVERHEAD == 2 && CAL_EP_OVERLAP == 3 &&
+                   CAL_HYBRIDEP == SAX_TUNED_COUNT - 1,
+               "the training parameters come first, in sax_tuned_keys' order");
+
+/* The training setting of run parameter kind k < SAX_TUNED_COUNT (sax_tuned_keys[k]). */
+static double *tuned_field(sax_training_t *t, int k)
+{
+    double *const field[SAX_TUNED_COUNT] = {&t->dp_overlap_efficiency, &t->tp_overlap, &t->step_overhead_s,
+                                            &t->ep_overlap_efficiency, &t->hybridep_efficiency};
+    return field[k];
+}
+
 void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p)
 {
     sax_cluster_t *c = &p->cluster;
@@ -84,25 +101,21 @@ void cal_apply(const cal_state_t *st, const double *x, sax_problem_t *p)
         apply_gpu(st, x, &c->sites[s].gpu);
     if (x == NULL)
         return;
-    for (int j = 0; j < st->n_params; j++) {
-        if (st->params[j].kind == CAL_DP_OVERLAP)
-            p->training.dp_overlap_efficiency = x[j];
-        else if (st->params[j].kind == CAL_TP_OVERLAP)
-            p->training.tp_overlap = x[j];
-        else if (st->params[j].kind == CAL_STEP_OVERHEAD)
-            p->training.step_overhead_s = x[j];
-        else if (st->params[j].kind == CAL_EP_OVERLAP)
-            p->training.ep_overlap_efficiency = x[j];
-        else if (st->params[j].kind == CAL_HYBRIDEP)
-            p->training.hybridep_efficiency = x[j];
-    }
+    for (int j = 0; j < st->n_params; j++)
+        if ((int)st->params[j].kind < SAX_TUNED_COUNT)
+            *tuned_field(&p->training, st->params[j].kind) = x[j];
 }
 
+/* A run's time under x, the settings its file states kept against the fit (sax_tuned_keys). */
 sax_status_t cal_predict(const cal_state_t *st, const double *x, const sax_config_t *cfg, const char *label,
                          double *time_s, sax_error_t *err)
 {
     sax_problem_t p = cfg->problem;
+    sax_training_t stated = p.training;
     cal_apply(st, x, &p);
+    for (int k = 0; k < SAX_TUNED_COUNT; k++)
+        if (cfg->stated_tuned >> k & 1u)
+            *tuned_field(&p.training, k) = *tuned_field(&stated, k);
     sax_result_t r;
     sax_status_t s = sax_model_eval(&p, &cfg->candidate, st->scratch, &r);
     if (s != SAX_OK)

@@ -53,7 +53,8 @@ typedef struct {
     sax_gemm_fit_t gemm;
 } cal_gpu_t;
 
-/* Parameters fitted from end-to-end runs. X(kind, name suffix, lower, upper) */
+/* Parameters fitted from end-to-end runs. X(kind, name suffix, lower, upper); the training ones first, in
+ * sax_tuned_keys' order, whose keys cal_param_key returns (calibrate_runs.c asserts the order) */
 #define CAL_RUN_PARAM_LIST(X)                                                                                \
     X(CAL_DP_OVERLAP, "training.dp_overlap_efficiency", 0.0, 1.0)                                            \
     X(CAL_TP_OVERLAP, "training.tp_overlap", 0.0, 1.0)                                                       \

@@ -561,6 +561,10 @@ void sax_config_fini(sax_config_t *cfg)
 }
 
 /* Bit i set for each "section.key" of keys[] that the configuration states. */
+#define SAX_TUNED_KEY(key) key,
+const char *const sax_tuned_keys[SAX_TUNED_COUNT] = {SAX_TUNED_LIST(SAX_TUNED_KEY)};
+#undef SAX_TUNED_KEY
+
 static unsigned stated_keys(const cJSON *config, const char *const *keys, int n)
 {
     unsigned mask = 0;
@@ -619,6 +623,7 @@ sax_status_t sax_config_from_json(const cJSON *root, const char *file, const cha
     cfg->has_candidate = par != NULL;
     cfg->stated_levers = stated_keys(root, sax_lever_keys, SAX_LEVER_COUNT);
     cfg->stated_software = stated_keys(root, sax_software_keys, SAX_SOFTWARE_COUNT);
+    cfg->stated_tuned = stated_keys(root, sax_tuned_keys, SAX_TUNED_COUNT);
     if (cfg->has_candidate &&
         (st = resolve_candidate(&ctx, fixed, &cfg->problem.cluster, &cfg->candidate)) != SAX_OK)
         goto fail;

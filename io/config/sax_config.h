@@ -69,7 +69,22 @@ typedef struct {
     unsigned stated_levers;   /* bit l: the file states sax_lever_keys[l] (a measured run's others are open
                                  to assume: `sax validate`, `sax calibrate`, sax_model_memory_assume) */
     unsigned stated_software; /* bit s: the file states sax_software_keys[s] (`sax eval`'s unstated list) */
+    unsigned stated_tuned;    /* bit k: the file states sax_tuned_keys[k] (`sax calibrate` keeps it) */
 } sax_config_t;
+
+/* The training settings `sax calibrate` fits from end-to-end runs (io/calibration's CAL_RUN_PARAM_LIST
+ * begins with them, in this order): a run whose file states one keeps it against the fit, as a setting
+ * its source describes (DeepSpeed's pipeline engine reduces gradients after the last backward). */
+#define SAX_TUNED_LIST(X)                                                                                    \
+    X("training.dp_overlap_efficiency")                                                                      \
+    X("training.tp_overlap")                                                                                 \
+    X("training.step_overhead")                                                                              \
+    X("training.ep_overlap_efficiency")                                                                      \
+    X("training.hybridep_efficiency")
+#define SAX_TUNED_COUNT_ONE(key) +1
+enum { SAX_TUNED_COUNT = 0 SAX_TUNED_LIST(SAX_TUNED_COUNT_ONE) };
+#undef SAX_TUNED_COUNT_ONE
+extern const char *const sax_tuned_keys[SAX_TUNED_COUNT];
 
 /* Loads and validates `path`. Init semantics: `cfg` need not be initialised; on error nothing is
  * left allocated (cfg is zeroed) and `err` names the file, the JSON path, what was expected and

@@ -300,7 +300,8 @@ static void test_runs_recover_known_parameters(void **state)
      * prediction under known parameters: the fit must find them again (to the tolerance of a
      * finite-difference Levenberg-Marquardt), where the runs determine them. The H100 runs a second
      * time in fp8, which adds the H100's fp8 GEMM ceiling; their flash attention (Transformer Engine's
-     * fused kernel) adds its speed, and the communication they hide its interference. */
+     * fused kernel) adds its speed, and the communication they hide its interference. A third of the
+     * A100 runs state training.dp_overlap_efficiency 0, which the fit keeps for them. */
     const char *files[3] = {DATA "published-a100-cases.json", DATA "published-h100-cases.json",
                             DATA "published-h100-cases.json"};
     cJSON *all = cJSON_CreateObject();
@@ -308,12 +309,20 @@ static void test_runs_recover_known_parameters(void **state)
     sax_scratch_t *scratch = malloc(sax_scratch_size());
     assert_non_null(scratch);
     sax_scratch_init(scratch);
+    int stating = 0;
     for (int f = 0; f < 3; f++) {
         cJSON *root = load_json(files[f]);
         cJSON *e;
+        int k = 0;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "cases"))
         {
             cJSON *config = cJSON_GetObjectItemCaseSensitive(e, "config");
+            /* every third A100 run states that its DP reduction waits for the backward (as DeepSpeed's
+             * pipeline engine runs it): its time is the model's with that 0, which calibrate keeps */
+            bool states = f == 0 && k++ % 3 == 0;
+            if (states)
+                cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(config, "training"),
+                                        "dp_overlap_efficiency", 0.0);
             if (f == 2) { /* the same runs in fp8 on the H100's fp8 peak */
                 cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(config, "training"),
                                                        "precision", cJSON_CreateString("fp8"));
@@ -327,11 +336,14 @@ static void test_runs_recover_known_parameters(void **state)
                 sax_config_from_json(cJSON_GetObjectItemCaseSensitive(e, "config"), files[f], "", &cfg, &err),
                 SAX_OK);
             set_truth(&cfg.problem);
+            if (states)
+                cfg.problem.training.dp_overlap_efficiency = 0.0;
             sax_result_t r;
             assert_int_equal(sax_model_eval(&cfg.problem, &cfg.candidate, scratch, &r), SAX_OK);
             sax_config_fini(&cfg);
             if (!r.feasible)
                 continue;
+            stating += states;
             cJSON *run = cJSON_Duplicate(e, 1);
             cJSON *measured = cJSON_CreateObject();
             cJSON_AddNumberToObject(measured, "iteration_time_s", r.iteration_time_s);
@@ -342,6 +354,7 @@ static void test_runs_recover_known_parameters(void **state)
     }
     free(scratch);
     assert_true(cJSON_GetArraySize(runs) >= 20);
+    assert_true(stating >= 3);
     char *body = cJSON_Print(all);
     cJSON_Delete(all);
     const char *m = measurements("synthetic-runs.json", body);
