@@ -770,18 +770,9 @@ static bool share_layer_comm(const sax_cluster_t *cl, const sax_candidate_t *c, 
  * rank's per-micro-batch times become the mean of its two stages', its parameters (both stages',
  * reduced and updated by it) and logits their sum, its layer activations a micro-batch their mean (the
  * p + 1 sets DualPipe holds are of both directions, section 8) and its working set the larger. Layer
- * counts and GPU types stay the stage's own, and so do the trace's events (each stage's exposed
- * communication forward and backward, split here before the mean). */
-static void dualpipe_ranks(stage_t *st, int pp, sax_eval_detail_t *detail, sax_iteration_detail_t *trace)
+ * counts and GPU types stay the stage's own, and so do the trace's events (split before the mean). */
+static void dualpipe_ranks(stage_t *st, int pp, sax_eval_detail_t *detail)
 {
-    for (int s = 0; trace != NULL && s < pp; s++) { /* the trace's events stay each stage's own (v = 1) */
-        const double all[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp,
-                                           [SAX_DIM_CP] = st[s].cp,
-                                           [SAX_DIM_EP] = st[s].ep,
-                                           [SAX_DIM_DP] = st[s].z3};
-        for (int d = 0; d < SAX_DIM_COUNT; d++)
-            trace->bwd_comm_s[s][d] = all[d] - trace->fwd_comm_s[s][d];
-    }
     for (int s = 0; s < pp / 2; s++) {
         stage_t *a = &st[s], *b = &st[pp - 1 - s];
         double *const x[] = {&a->f,  &a->b,  &a->w,       &a->comp,    &a->tp, &a->cp,
@@ -1159,7 +1150,6 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                     const stage_t *layer = mtp_moe ? &many : &one;
                     const layer_parts_t *parts = mtp_moe ? &part_many : &part_one;
                     const sax_mtp_cost_t *mc = &gc->mtp;
-                    const double before[3] = {st[s].f, st[s].b, st[s].w};
                     stage_layers(&st[s], layer, mtp, false);
                     const double own_f = mc->gemm_s + mc->elem_fwd_s + tail[0],
                                  own_b = mc->gemm_s + mc->elem_bwd_s + tail[1], own_w = mc->gemm_s + tail[2];
@@ -1177,9 +1167,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                      * the embedding and the output head shared physically with the MTP module) */
                     const bool copy = pp > 1 && !md->tied_embeddings && c->schedule != SAX_SCHEDULE_DUALPIPE;
                     st[s].params += mtp * mc->params + (copy ? ps.embedding / c->tp : 0.0);
-                    tail[0] += st[s].f - before[0];
-                    tail[1] += st[s].b - before[1];
-                    tail[2] += st[s].w - before[2];
+                    tail[0] += mtp * (layer->f + own_f);
+                    tail[1] += mtp * (layer->b + own_b);
+                    tail[2] += mtp * (layer->w + own_w);
                     if (trace != NULL)
                         for (int d = 0; d < SAX_DIM_COUNT; d++)
                             trace->fwd_comm_s[s][d] += mtp * parts->fwd_comm[d];
@@ -1216,8 +1206,20 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     }
     if (pl.ends_differ)
         end_chunks(c, st, tail, ends, &pl);
+    if (trace != NULL) /* each stage's exposed traffic a chunk, forward and backward, its own */
+        for (int s = 0; s < pp; s++) {
+            const double all_s[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp,
+                                                 [SAX_DIM_CP] = st[s].cp,
+                                                 [SAX_DIM_EP] = st[s].ep,
+                                                 [SAX_DIM_DP] = st[s].z3};
+            for (int d = 0; d < SAX_DIM_COUNT; d++) {
+                double fwd = trace->fwd_comm_s[s][d];
+                trace->fwd_comm_s[s][d] = fwd / v;
+                trace->bwd_comm_s[s][d] = (all_s[d] - fwd) / v;
+            }
+        }
     if (c->schedule == SAX_SCHEDULE_DUALPIPE)
-        dualpipe_ranks(st, pp, detail, trace);
+        dualpipe_ranks(st, pp, detail);
 
     /* Traffic classes share the site links (docs/cost-model.md section 9): a stage's TP, CP, EP and
      * ZeRO-3 traffic of one micro-batch (its groups, 1/pp of all) demands its bytes over the stage's
@@ -1506,15 +1508,6 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         trace->makespan_s = makespan;
         for (int s = 0; s < pp; s++) {
             trace->finish_s[s] = finish[s];
-            const double all_s[SAX_DIM_COUNT] = {[SAX_DIM_TP] = st[s].tp,
-                                                 [SAX_DIM_CP] = st[s].cp,
-                                                 [SAX_DIM_EP] = st[s].ep,
-                                                 [SAX_DIM_DP] = st[s].z3};
-            for (int d = 0; d < SAX_DIM_COUNT && c->schedule != SAX_SCHEDULE_DUALPIPE; d++) {
-                double fwd = trace->fwd_comm_s[s][d];
-                trace->fwd_comm_s[s][d] = fwd / v;
-                trace->bwd_comm_s[s][d] = (all_s[d] - fwd) / v;
-            }
             int a, b, links[SAX_MAX_LINKS], dirs[SAX_MAX_LINKS];
             if (pp > 1 && s < boundaries) {
                 sax_layout_stage_level(cl, lay, s, &a, &b);

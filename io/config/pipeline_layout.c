@@ -141,27 +141,20 @@ sax_status_t cf_parse_pipeline_layout(cf_ctx_t *ctx, const char *text, sax_candi
     return st;
 }
 
-/* The virtual stage of the expanded layout's character i: the '|' before it. */
-static int count_bars(const layout_parse_t *lp, size_t i)
-{
-    int k = 0;
-    for (size_t j = 0; j < i; j++)
-        k += lp->out[j] == '|';
-    return k;
-}
-
 /* The expanded layout's virtual stages, checked against Megatron's rules. */
 static sax_status_t read_stages(cf_ctx_t *ctx, const layout_parse_t *lp, sax_candidate_t *c)
 {
     const char *text = lp->text;
     /* Megatron's rules: E first and once, L last and once, no t after an m */
-    int e = 0, l = 0, stages = 1;
+    int e = 0, l = 0, stages = 1, mtp_layers = 0, first_mtp_stage = 0;
     bool mtp = false;
     for (size_t i = 0; i < lp->n; i++) {
         char ch = lp->out[i];
         e += ch == 'E';
         l += ch == 'L';
         stages += ch == '|';
+        if (ch == 'm' && mtp_layers++ == 0)
+            first_mtp_stage = stages - 1;
         if (ch == 't' && mtp)
             return cf_fail(
                 ctx,
@@ -182,20 +175,12 @@ static sax_status_t read_stages(cf_ctx_t *ctx, const layout_parse_t *lp, sax_can
                        text, stages);
     /* Megatron-Core keeps its MTP layers in one chunk, the last of its rank; sax prices them on the last
      * stage only, as Megatron places them without a layout: all in the last virtual stage */
-    size_t last = lp->n;
-    while (last > 0 && lp->out[last - 1] != '|')
-        last--;
-    int mtp_layers = 0;
-    for (size_t i = 0; i < lp->n; i++)
-        if (lp->out[i] == 'm') {
-            if (i < last)
-                return cf_fail(ctx,
-                               "expected the MTP layers (m) in the last virtual stage, with the loss (L), in "
-                               "\"%s\" (sax prices them on the last stage, where Megatron-Core places them "
-                               "without a layout), found one in virtual stage %d",
-                               text, count_bars(lp, i));
-            mtp_layers++;
-        }
+    if (mtp_layers > 0 && first_mtp_stage != stages - 1)
+        return cf_fail(ctx,
+                       "expected the MTP layers (m) in the last virtual stage, with the loss (L), in \"%s\" "
+                       "(sax prices them on the last stage, where Megatron-Core places them without a "
+                       "layout), found one in virtual stage %d",
+                       text, first_mtp_stage);
     c->layout_mtp = mtp_layers;
     int k = 0, layers = 0;
     for (size_t i = 0; i <= lp->n; i++) {
