@@ -169,8 +169,8 @@ sax_status_t cal_model_fit(const cal_state_t *st, cal_target_t *tg, const sax_co
         }
     }
     sax_nls_param_t params[2] = {
-        {"latency_us", fmax(tg->fit.latency_s * 1e6, 0.01), 0.0, 1e6},
-        {"bandwidth_GBps", fmin(fmax(tg->fit.bw_Bps / 1e9, 1e-3), 1e5), 1e-3, 1e5},
+        {"latency_us", fmax(tg->fit.latency_s * 1e6, 0.01), 0.0, 1e6, 0.0},
+        {"bandwidth_GBps", fmin(fmax(tg->fit.bw_Bps / 1e9, 1e-3), 1e5), 1e-3, 1e5, 0.0},
     };
     sax_nls_result_t res;
     sax_error_t fit_err = {{0}};

@@ -314,10 +314,12 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
                 "  warning: %d usable runs for %d determined parameters: too few to pin them down; trust the "
                 "held-out errors, not the in-sample ones\n",
                 usable, determined);
-        fprintf(out, "  %-36s %10s %10s %10s  %s\n", "parameter", "start", "fitted", "+-", "");
+        fprintf(out, "  %-36s %10s %10s %10s %10s  %s\n", "parameter", "start", "prior +-", "fitted", "+-",
+                "");
         for (int j = 0; j < st->n_params; j++) {
             const cal_param_t *p = &st->params[j];
-            fprintf(out, "  %-36s %10.4g %10.4g %10.2g  %s\n", p->name, p->start, p->value, p->std_error,
+            fprintf(out, "  %-36s %10.4g %10.4g %10.4g %10.2g  %s\n", p->name, p->start, p->prior_sd,
+                    p->value, p->std_error,
                     !p->determined ? "not determined by these runs: start value kept, not written"
                     : p->at_bound  ? "at its bound"
                                    : "");
@@ -538,6 +540,7 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", p->name);
             cJSON_AddItemToObject(o, "start", json_num(p->start));
+            cJSON_AddItemToObject(o, "prior_sd", json_num(p->prior_sd));
             cJSON_AddItemToObject(o, "value", json_num(p->value));
             cJSON_AddItemToObject(o, "std_error", json_num(p->std_error));
             cJSON_AddBoolToObject(o, "determined", p->determined);

@@ -7,7 +7,9 @@
  * micro-benchmarks measured it: a measured parameter is not refitted), the memory efficiency, the fp8
  * GEMM ceiling when fp8 runs use the GPU, how much communication hidden behind compute slows it, and
  * the speed of each flash-attention kernel its runs use.
- * They start from the configured (or micro-benchmark-fitted) values and stay inside their ranges.
+ * They start from the configured (or micro-benchmark-fitted) values and stay inside their ranges; each
+ * has a Gaussian prior on its start value (its width in CAL_RUN_PARAM_LIST, against CAL_RUN_NOISE), so
+ * the fit is the maximum a posteriori estimate (least squares alone under --no-prior).
  * Each run is evaluated with the network and GPU values fitted from the micro-benchmarks wherever it
  * shares a tier name or GPU name with the calibrated configuration.
  * Cross-validation: run i belongs to fold i mod k, k = min(5, runs), or with --leave-family-out to
@@ -21,19 +23,24 @@
 #include <string.h>
 
 static const char *const param_names[CAL_RUN_PARAM_COUNT] = {
-#define CAL_NAME(kind, name, lo, hi) name,
+#define CAL_NAME(kind, name, lo, hi, sd) name,
     CAL_RUN_PARAM_LIST(CAL_NAME)
 #undef CAL_NAME
 };
 static const double param_lower[CAL_RUN_PARAM_COUNT] = {
-#define CAL_LO(kind, name, lo, hi) lo,
+#define CAL_LO(kind, name, lo, hi, sd) lo,
     CAL_RUN_PARAM_LIST(CAL_LO)
 #undef CAL_LO
 };
 static const double param_upper[CAL_RUN_PARAM_COUNT] = {
-#define CAL_HI(kind, name, lo, hi) hi,
+#define CAL_HI(kind, name, lo, hi, sd) hi,
     CAL_RUN_PARAM_LIST(CAL_HI)
 #undef CAL_HI
+};
+static const double param_prior_sd[CAL_RUN_PARAM_COUNT] = {
+#define CAL_SD(kind, name, lo, hi, sd) sd,
+    CAL_RUN_PARAM_LIST(CAL_SD)
+#undef CAL_SD
 };
 
 /* The training parameters' keys are sax_tuned_keys', which the configuration loader looks for in a run's
@@ -147,6 +154,11 @@ sax_status_t cal_assume_fit(const cal_state_t *st, sax_config_t *cfg, unsigned s
 }
 
 /* The runs a fit uses: every usable run except those of fold `skip` (-1: none). */
+/* A run's relative error the fit expects from the model's own inexactness, against which the priors
+ * weigh: a prior residual of (x - start) / prior_sd counts as much as a run CAL_RUN_NOISE off
+ * (docs/calibration.md) */
+#define CAL_RUN_NOISE 0.10
+
 typedef struct {
     const cal_state_t *st;
     int n;
@@ -186,6 +198,7 @@ static void add_param(cal_state_t *st, cal_param_kind_t kind, int gpu, double st
     }
     p->lower = param_lower[kind];
     p->upper = param_upper[kind];
+    p->prior_sd = st->opts->no_prior ? 0.0 : param_prior_sd[kind];
     p->start = fmin(fmax(start, p->lower), p->upper);
     p->value = p->start;
     p->std_error = NAN;
@@ -276,6 +289,7 @@ static sax_status_t fit_subset(cal_state_t *st, fit_ctx_t *ctx, sax_nls_result_t
         p[j].start = st->params[j].start;
         p[j].lower = st->params[j].lower;
         p[j].upper = st->params[j].upper;
+        p[j].prior_weight = st->params[j].prior_sd > 0.0 ? CAL_RUN_NOISE / st->params[j].prior_sd : 0.0;
     }
     return sax_nls_fit(ctx->n, st->n_params, p, run_residuals, ctx, res, err);
 }

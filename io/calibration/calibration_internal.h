@@ -53,23 +53,26 @@ typedef struct {
     sax_gemm_fit_t gemm;
 } cal_gpu_t;
 
-/* Parameters fitted from end-to-end runs. X(kind, name suffix, lower, upper); the training ones first, in
- * sax_tuned_keys' order, whose keys cal_param_key returns (calibrate_runs.c asserts the order) */
+/* Parameters fitted from end-to-end runs. X(kind, name suffix, lower, upper, prior width); the training
+ * ones first, in sax_tuned_keys' order, whose keys cal_param_key returns (calibrate_runs.c asserts the
+ * order). The prior width is the standard deviation of a Gaussian prior centred on the start value
+ * (calibrate_runs.c, CAL_RUN_NOISE): a fraction of the peak for the efficiencies, seconds for the step
+ * overhead, a share for the overlaps and interference (docs/calibration.md). */
 #define CAL_RUN_PARAM_LIST(X)                                                                                \
-    X(CAL_DP_OVERLAP, "training.dp_overlap_efficiency", 0.0, 1.0)                                            \
-    X(CAL_TP_OVERLAP, "training.tp_overlap", 0.0, 1.0)                                                       \
-    X(CAL_STEP_OVERHEAD, "training.step_overhead", 0.0, 1.0)                                                 \
-    X(CAL_EP_OVERLAP, "training.ep_overlap_efficiency", 0.0, 1.0)                                            \
-    X(CAL_HYBRIDEP, "training.hybridep_efficiency", 0.05, 1.0)                                               \
-    X(CAL_GEMM_EFF_MAX, "gemm_efficiency_max", 0.05, 1.0)                                                    \
-    X(CAL_MEM_EFF, "memory_efficiency", 0.05, 1.0)                                                           \
-    X(CAL_GEMM_EFF_MAX_FP8, "gemm_efficiency_max_fp8", 0.05, 1.0)                                            \
-    X(CAL_INTERFERENCE, "comm_interference", 0.0, 1.0)                                                       \
-    X(CAL_ATTN_FUSED, "attention_efficiency_fused", 0.02, 1.0)                                               \
-    X(CAL_ATTN_FLASH1, "attention_efficiency_flash1", 0.02, 1.0)                                             \
-    X(CAL_ATTN_FLASH2, "attention_efficiency_flash2", 0.02, 1.0)                                             \
-    X(CAL_ATTN_FLASH3, "attention_efficiency_flash3", 0.02, 1.0)
-#define CAL_ENUM(kind, name, lo, hi) kind,
+    X(CAL_DP_OVERLAP, "training.dp_overlap_efficiency", 0.0, 1.0, 0.2)                                       \
+    X(CAL_TP_OVERLAP, "training.tp_overlap", 0.0, 1.0, 0.2)                                                  \
+    X(CAL_STEP_OVERHEAD, "training.step_overhead", 0.0, 1.0, 0.05)                                           \
+    X(CAL_EP_OVERLAP, "training.ep_overlap_efficiency", 0.0, 1.0, 0.2)                                       \
+    X(CAL_HYBRIDEP, "training.hybridep_efficiency", 0.05, 1.0, 0.2)                                          \
+    X(CAL_GEMM_EFF_MAX, "gemm_efficiency_max", 0.05, 1.0, 0.1)                                               \
+    X(CAL_MEM_EFF, "memory_efficiency", 0.05, 1.0, 0.1)                                                      \
+    X(CAL_GEMM_EFF_MAX_FP8, "gemm_efficiency_max_fp8", 0.05, 1.0, 0.1)                                       \
+    X(CAL_INTERFERENCE, "comm_interference", 0.0, 1.0, 0.1)                                                  \
+    X(CAL_ATTN_FUSED, "attention_efficiency_fused", 0.02, 1.0, 0.1)                                          \
+    X(CAL_ATTN_FLASH1, "attention_efficiency_flash1", 0.02, 1.0, 0.1)                                        \
+    X(CAL_ATTN_FLASH2, "attention_efficiency_flash2", 0.02, 1.0, 0.1)                                        \
+    X(CAL_ATTN_FLASH3, "attention_efficiency_flash3", 0.02, 1.0, 0.1)
+#define CAL_ENUM(kind, name, lo, hi, sd) kind,
 typedef enum { CAL_RUN_PARAM_LIST(CAL_ENUM) CAL_RUN_PARAM_COUNT } cal_param_kind_t;
 #undef CAL_ENUM
 /* The configuration key of a run parameter (of the GPU object for the per-GPU ones). */
@@ -80,6 +83,7 @@ typedef struct {
     int gpu;       /* index into cal_state_t.gpus for the GPU parameters, else -1 */
     char name[96]; /* "training.tp_overlap", "gpu[A100].gemm_efficiency_max" */
     double start, lower, upper;
+    double prior_sd; /* the prior's width; 0 under --no-prior */
     double value, std_error;
     bool determined, at_bound;
 } cal_param_t;

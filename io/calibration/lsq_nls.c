@@ -11,6 +11,11 @@
  * as not determined rather than fitted silently. Standard errors: sigma^2 (J^T J)^-1 at the solution
  * over the determined parameters inside their bounds (one on a bound is held there, and has none),
  * sigma^2 = ||r||^2 / (m - those parameters); NaN when there are no degrees of freedom left.
+ * A parameter with a prior (prior_weight w > 0) adds the residual w (x - start) after the m given ones:
+ * the fit is then the maximum a posteriori estimate under a Gaussian prior centred on the start value,
+ * with w the ratio of the residuals' noise to the prior's width. Its row is exact in the Jacobian, it
+ * counts in the cost, the steps, the condition and the standard errors, not in the reported rms, and it
+ * does not make a parameter the data leave undetermined count as determined.
  */
 #include "sax_calibration.h"
 
@@ -30,7 +35,17 @@ static double sum_squares(int m, const double *r)
     return s;
 }
 
-/* Forward differences (backward at an upper bound); column norms in `norm`. */
+/* The m data residuals from fn, then each parameter's prior residual (0 without a prior). */
+static sax_status_t residuals(int m, int k, const sax_nls_param_t *p, const double *x, sax_nls_residual_fn fn,
+                              void *ctx, double *r, sax_error_t *err)
+{
+    for (int j = 0; j < k; j++)
+        r[m + j] = p[j].prior_weight * (x[j] - p[j].start);
+    return fn(ctx, x, r, err);
+}
+
+/* Forward differences (backward at an upper bound) of the m data and k prior residuals; the data rows'
+ * column norms in `norm`. */
 static sax_status_t jacobian(int m, int k, const sax_nls_param_t *p, const double *x, const double *r,
                              sax_nls_residual_fn fn, void *ctx, double *J, double *xt, double *rt,
                              double *norm, sax_error_t *err)
@@ -50,6 +65,8 @@ static sax_status_t jacobian(int m, int k, const sax_nls_param_t *p, const doubl
             J[(size_t)i * (size_t)k + (size_t)j] = (rt[i] - r[i]) / h;
             s += J[(size_t)i * (size_t)k + (size_t)j] * J[(size_t)i * (size_t)k + (size_t)j];
         }
+        for (int i = 0; i < k; i++)
+            J[(size_t)(m + i) * (size_t)k + (size_t)j] = i == j ? p[j].prior_weight : 0.0;
         norm[j] = sqrt(s);
     }
     return SAX_OK;
@@ -72,12 +89,12 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
         return sax_error_set(err, SAX_ERR_INTERNAL, "nonlinear fit of %d parameters (1..%d)", k,
                              SAX_LSQ_MAX_PARAMS);
     sax_status_t st = SAX_OK;
-    size_t mk = (size_t)m * (size_t)k;
-    double *r = malloc((size_t)m * sizeof *r);
-    double *rt = malloc((size_t)m * sizeof *rt);
-    double *J = malloc(mk * sizeof *J);
-    double *aug = malloc(((size_t)m + (size_t)k) * (size_t)k * sizeof *aug);
-    double *rhs = malloc(((size_t)m + (size_t)k) * sizeof *rhs);
+    const int n = m + k; /* the data residuals, then the priors' */
+    double *r = malloc((size_t)n * sizeof *r);
+    double *rt = malloc((size_t)n * sizeof *rt);
+    double *J = malloc((size_t)n * (size_t)k * sizeof *J);
+    double *aug = malloc(((size_t)n + (size_t)k) * (size_t)k * sizeof *aug);
+    double *rhs = malloc(((size_t)n + (size_t)k) * sizeof *rhs);
     if (r == NULL || rt == NULL || J == NULL || aug == NULL || rhs == NULL) {
         st = sax_error_set(err, SAX_ERR_NOMEM, "out of memory in the nonlinear fit");
         goto done;
@@ -85,11 +102,11 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
     double x[SAX_LSQ_MAX_PARAMS], xt[SAX_LSQ_MAX_PARAMS], xn[SAX_LSQ_MAX_PARAMS], norm[SAX_LSQ_MAX_PARAMS];
     for (int j = 0; j < k; j++)
         x[j] = clamp(params[j].start, params[j].lower, params[j].upper);
-    st = fn(ctx, x, r, err);
+    st = residuals(m, k, params, x, fn, ctx, r, err);
     if (st != SAX_OK)
         goto done;
-    double cost = sum_squares(m, r);
-    res->start_rms = sqrt(cost / m);
+    double cost = sum_squares(n, r);
+    res->start_rms = sqrt(sum_squares(m, r) / m);
     double lambda = 1e-3;
     int it = 0;
     for (; it < NLS_MAX_ITERATIONS && cost > 0.0; it++) {
@@ -102,7 +119,7 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
             if (!is_determined(&params[j], x[j], norm[j]))
                 continue;
             double g = 0.0;
-            for (int i = 0; i < m; i++)
+            for (int i = 0; i < n; i++)
                 g += J[(size_t)i * (size_t)k + (size_t)j] * r[i];
             double tol = 1e-12 * (1.0 + fabs(x[j]));
             if ((x[j] <= params[j].lower + tol && g > 0.0) || (x[j] >= params[j].upper - tol && g < 0.0))
@@ -114,17 +131,18 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
         bool improved = false;
         while (!improved && lambda < 1e12) {
             /* [J_free; sqrt(lambda) D] dx = [-r; 0] */
-            size_t rows = (size_t)m + (size_t)nf;
-            for (size_t i = 0; i < (size_t)m; i++) {
+            size_t rows = (size_t)n + (size_t)nf;
+            for (size_t i = 0; i < (size_t)n; i++) {
                 for (int f = 0; f < nf; f++)
                     aug[i * (size_t)nf + (size_t)f] = J[i * (size_t)k + (size_t)free_idx[f]];
                 rhs[i] = -r[i];
             }
             for (int f = 0; f < nf; f++) {
                 for (int e = 0; e < nf; e++)
-                    aug[((size_t)m + (size_t)f) * (size_t)nf + (size_t)e] =
-                        e == f ? sqrt(lambda) * norm[free_idx[f]] : 0.0;
-                rhs[(size_t)m + (size_t)f] = 0.0;
+                    aug[((size_t)n + (size_t)f) * (size_t)nf + (size_t)e] =
+                        e == f ? sqrt(lambda) * hypot(norm[free_idx[f]], params[free_idx[f]].prior_weight)
+                               : 0.0;
+                rhs[(size_t)n + (size_t)f] = 0.0;
             }
             sax_lsq_result_t step;
             st = sax_lsq_solve((int)rows, nf, aug, rhs, NULL, &step, err);
@@ -135,14 +153,14 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
                 int j = free_idx[f];
                 xn[j] = clamp(x[j] + step.x[f], params[j].lower, params[j].upper);
             }
-            st = fn(ctx, xn, rt, err);
+            st = residuals(m, k, params, xn, fn, ctx, rt, err);
             if (st != SAX_OK)
                 goto done;
-            double cost_new = sum_squares(m, rt);
+            double cost_new = sum_squares(n, rt);
             if (cost_new < cost) {
                 double gain = cost - cost_new;
                 memcpy(x, xn, (size_t)k * sizeof *x);
-                memcpy(r, rt, (size_t)m * sizeof *r);
+                memcpy(r, rt, (size_t)n * sizeof *r);
                 cost = cost_new;
                 lambda = fmax(lambda / 3.0, 1e-12);
                 improved = true;
@@ -161,7 +179,7 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
             break;
     }
     res->iterations = it;
-    res->rms = sqrt(cost / m);
+    res->rms = sqrt(sum_squares(m, r) / m);
     memcpy(res->x, x, (size_t)k * sizeof *x);
 
     /* Standard errors and condition at the solution. */
@@ -179,14 +197,14 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
     }
     res->condition = nf > 0 ? HUGE_VAL : NAN; /* NaN: no free parameter to condition */
     if (nf > 0 && m > nf) {
-        for (size_t i = 0; i < (size_t)m; i++) {
+        for (size_t i = 0; i < (size_t)n; i++) {
             for (int f = 0; f < nf; f++)
                 aug[i * (size_t)nf + (size_t)f] = J[i * (size_t)k + (size_t)free_idx[f]];
             rhs[i] = -r[i];
         }
         sax_lsq_result_t lin;
         sax_error_t ignored;
-        if (sax_lsq_solve(m, nf, aug, rhs, NULL, &lin, &ignored) == SAX_OK) {
+        if (sax_lsq_solve(n, nf, aug, rhs, NULL, &lin, &ignored) == SAX_OK) {
             res->condition = lin.condition;
             double sigma2 = cost / (double)(m - nf), lin_sigma2 = lin.sigma * lin.sigma;
             for (int f = 0; f < nf; f++) {

@@ -84,6 +84,7 @@ sax_status_t sax_lsq_solve(int rows, int cols, const double *A, const double *b,
 typedef struct {
     const char *name; /* "training.dp_overlap_efficiency" */
     double start, lower, upper;
+    double prior_weight; /* > 0: adds the residual prior_weight (x - start), a Gaussian prior on start */
 } sax_nls_param_t;
 
 /* Residuals r[0..m) at parameters x[0..k); returns SAX_OK or an error (which stops the fit). */
@@ -179,6 +180,7 @@ typedef struct {
     bool json;                     /* --json: the report as one JSON object on stdout */
     int folds;                     /* k of the cross-validation; 0 = min(5, runs) */
     bool leave_family_out;         /* --leave-family-out: one fold a family of runs instead of k */
+    bool no_prior;                 /* --no-prior: the run parameters by least squares alone */
 } sax_calibrate_opts_t;
 
 /* Runs the whole calibration and prints the report on `out`. Not collective (the command runs it

@@ -573,7 +573,8 @@ static void test_nls_recovery(void **state)
     (void)state;
     nls_data_t d;
     nls_make(&d, 0.37, 0.6, 0.0);
-    const sax_nls_param_t p[3] = {{"a", 1.0, 0.0, 10.0}, {"b", 0.1, 0.0, 1.0}, {"unused", 0.5, 0.0, 1.0}};
+    const sax_nls_param_t p[3] = {
+        {"a", 1.0, 0.0, 10.0, 0.0}, {"b", 0.1, 0.0, 1.0, 0.0}, {"unused", 0.5, 0.0, 1.0, 0.0}};
     sax_nls_result_t r;
     sax_error_t err = {{0}};
     assert_int_equal(sax_nls_fit(d.m, 3, p, nls_residuals, &d, &r, &err), SAX_OK);
@@ -600,7 +601,7 @@ static void test_nls_bound(void **state)
     /* the data want b = 1.3, the bound is 1 */
     nls_data_t d;
     nls_make(&d, 0.2, 1.3, 0.0);
-    const sax_nls_param_t p[2] = {{"a", 0.5, 0.0, 10.0}, {"b", 0.5, 0.0, 1.0}};
+    const sax_nls_param_t p[2] = {{"a", 0.5, 0.0, 10.0, 0.0}, {"b", 0.5, 0.0, 1.0, 0.0}};
     sax_nls_result_t r;
     sax_error_t err = {{0}};
     assert_int_equal(sax_nls_fit(d.m, 2, p, nls_residuals, &d, &r, &err), SAX_OK);
@@ -608,6 +609,36 @@ static void test_nls_bound(void **state)
     assert_true(r.at_bound[1]);
     assert_false(r.at_bound[0]);
     assert_true(r.rms > 0.0);
+}
+
+/* r = (x - 1, x - 1) */
+static sax_status_t nls_pull(void *ctx, const double *x, double *r, sax_error_t *err)
+{
+    (void)ctx;
+    (void)err;
+    r[0] = r[1] = x[0] - 1.0;
+    return SAX_OK;
+}
+
+static void test_nls_prior(void **state)
+{
+    (void)state;
+    /* Two residuals x - 1 and a prior of weight 1 on the start 0: the cost 2 (x - 1)^2 + x^2 is least at
+     * x = 2/3, where each data residual is -1/3 (the reported rms, the prior's row left out). Posterior
+     * variance by hand: sigma^2 / (J^T J) with J^T J = 2 + 1 over the data and prior rows and
+     * sigma^2 = cost / (m - 1) = (2/9 + 4/9) / 1, so 2/9. A second parameter the data do not touch keeps
+     * its start under its own prior and is not counted as determined by it. */
+    const sax_nls_param_t p[2] = {{"x", 0.0, -10.0, 10.0, 1.0}, {"unused", 0.5, 0.0, 1.0, 1.0}};
+    sax_nls_result_t r;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_nls_fit(2, 2, p, nls_pull, NULL, &r, &err), SAX_OK);
+    assert_true(fabs(r.x[0] - 2.0 / 3.0) < 1e-6);
+    assert_true(fabs(r.rms - 1.0 / 3.0) < 1e-6);
+    assert_true(fabs(r.start_rms - 1.0) < 1e-12);
+    assert_true(fabs(r.std_error[0] - sqrt(2.0 / 9.0)) < 1e-5);
+    assert_true(r.determined[0]);
+    assert_false(r.determined[1]);
+    assert_true(r.x[1] == 0.5);
 }
 
 static bool petsc_started;
@@ -646,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_coll_ill_posed),
         cmocka_unit_test(test_nls_recovery),
         cmocka_unit_test(test_nls_bound),
+        cmocka_unit_test(test_nls_prior),
         cmocka_unit_test(test_gemm_recovery),
         cmocka_unit_test(test_gemm_fp8_ceiling),
         cmocka_unit_test(test_gemm_bounds_and_ill_posed),
