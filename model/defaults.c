@@ -72,6 +72,10 @@ void sax_training_set_defaults(sax_training_t *t)
      * (--hidden-dropout, --attention-dropout 0.1) is what GPT-3-era runs kept: their configurations say
      * training.dropout true */
     t->dropout = false;
+    /* Megatron-LM's defaults: bias_dropout_add_fused_train since 2021-01-06 (commit 9acc895632), the
+     * asynchronous input-gradient all-reduce since 2021-09-02 (3f65246911), always in Megatron-Core */
+    t->bias_dropout_fusion = true;
+    t->async_tensor_model_parallel_allreduce = true;
     t->offload_activation_layers = 0;
     /* Megatron-LM keeps main gradients and reduces them in fp32 for bf16 and fp8 training unless
      * --no-gradient-accumulation-fusion / --grad-reduce-in-bf16 say otherwise (its memory estimator

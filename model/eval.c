@@ -561,6 +561,13 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
          * hidden behind those GEMMs: about half the backward's, lc->gemm_s). */
         tp_b = 0.5 * tp_all + sax_max(0.0, tp_all - lc->gemm_s);
         tp_b_all = 1.5 * tp_all;
+    } else if (p->training.async_tensor_model_parallel_allreduce &&
+               p->training.tp_implementation == SAX_TP_IMPL_MEGATRON) {
+        /* Without sequence parallelism (megatron/core/tensor_parallel/layers.py, allreduce_dgrad; Megatron-LM
+         * since 2021-09): the forward's two all-reduces wait; the backward's, of QKV's and FC1's input
+         * gradients, start before those layers' weight-gradient GEMMs and are waited for after them: hidden
+         * behind about half the layer's weight gradients (lc->gemm_s); the row-parallel layers have none */
+        tp_b = sax_max(0.0, tp_all - 0.5 * lc->gemm_s);
     }
     if (!dtensor)
         tp_ag = 0.5 * tp_f; /* the forward's gathers are half its traffic */

@@ -310,6 +310,14 @@ typedef struct {
                                                  training.tp_implementation */
     sax_cp_impl_t cp_implementation;           /* Transformer Engine's context parallelism or PyTorch's.
                                                  Config key training.cp_implementation */
+    /* with dropout, bias, dropout and residual add in one kernel (Megatron-LM's default since 2021-01;
+     * --no-bias-dropout-fusion). Config key training.bias_dropout_fusion */
+    bool bias_dropout_fusion;
+    /* TP without sequence parallelism: the backward's all-reduce of the column-parallel layers' input
+     * gradient runs behind their weight-gradient GEMMs (Megatron-LM since 2021-09, Megatron-Core's
+     * allreduce_dgrad); false: it waits, as in Megatron-LM before and its DeepSpeed forks of 2021-22.
+     * Config key training.async_tensor_model_parallel_allreduce */
+    bool async_tensor_model_parallel_allreduce;
 } sax_training_t;
 
 /* The models torchtitan's per-op checkpointing (training.selective_ac_option "op") is priced for: dense,

@@ -299,13 +299,17 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     out->moe_act_s = tok * SAX_ACT_BYTES * kf * routed_w / t / (gpu->hbm_bw_Bps * gpu->mem_eff);
 
     /* Memory-bound kernels, forward, bytes read + written per token: two norms (8h), two residual
-     * adds (12h), two dropouts (10h), the activation function (kf * width elements) and, unfused, per
+     * adds (12h), two dropouts, the activation function (kf * width elements) and, unfused, per
      * head and key: Megatron's fused scale-mask-softmax (2 B in, 2 B out) and the attention dropout
      * after it (2 B in, 2 B out, 1 B mask), the 5as of Korthikanti et al.'s memory count.
+     * The dropouts: in the residual add's kernel (training.bias_dropout_fusion, Megatron-LM's
+     * bias_dropout_add_fused_train) only their 1 B masks are written (2h); apart, each reads and writes
+     * its 2 B elements and writes its mask (10h).
      * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank.
-     * Without dropout (training.dropout false) its 10h and, unfused, the attention dropout's 5 B go. */
+     * Without dropout (training.dropout false) they and, unfused, the attention dropout's 5 B go. */
     double rep = sp ? t : 1.0;
-    double bytes = tok * ((drop ? 30.0 : 20.0) * h / rep + SAX_ACT_BYTES * kf * width / t +
+    double dropouts = drop ? (tr->bias_dropout_fusion ? 2.0 : 10.0) : 0.0;
+    double bytes = tok * ((20.0 + dropouts) * h / rep + SAX_ACT_BYTES * kf * width / t +
                           (flash ? 0.0 : (drop ? 9.0 : 4.0) * heads * s));
     /* FP8 (Transformer Engine on Hopper and later, per-tensor scaling): an fp8 GEMM takes its operands
      * in fp8, and the weight gradient takes the input and the output gradient transposed, so every

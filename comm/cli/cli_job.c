@@ -96,6 +96,9 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         ARG(j, "--sequence-parallel");
     if (c->sequence_parallel && c->tp > 1 && p->training.tp_comm_overlap)
         ARG(j, "--tp-comm-overlap");
+    if (!c->sequence_parallel && c->tp > 1 && !p->training.async_tensor_model_parallel_allreduce)
+        NOTE(j, "async_tensor_model_parallel_allreduce false: Megatron-LM of 2021-09 to 2024 took "
+                "--no-async-tensor-model-parallel-allreduce; Megatron-Core always overlaps this all-reduce");
     ARG(j, "--bf16"); /* bf16 weights and activations; fp8 adds Transformer Engine's GEMMs on top */
     if (p->training.precision == SAX_PRECISION_FP8)
         ARG(j, "--fp8-format hybrid --fp8-recipe %s%s", sax_fp8_recipe_names[p->training.fp8_recipe],
@@ -106,6 +109,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     if (!p->training.dropout) { /* Megatron-LM's defaults are 0.1 */
         ARG(j, "--attention-dropout 0.0");
         ARG(j, "--hidden-dropout 0.0");
+    } else if (!p->training.bias_dropout_fusion) {
+        ARG(j, "--no-bias-dropout-fusion");
     }
     if (p->model.mtp_num_layers > 0)
         ARG(j, "--mtp-num-layers %d", p->model.mtp_num_layers);

@@ -219,6 +219,17 @@ static const cf_field_t training_fields[] = {
         "Megatron-LM 2021 and BLOOM kept): a 1 B mask an element kept for the backward; false, the default: "
         "none, as Llama, Qwen, DeepSeek, Mixtral, Nemotron and MPT train (the job passes "
         "--attention-dropout 0.0 --hidden-dropout 0.0)"),
+    BOOL_F(sax_training_t, bias_dropout_fusion, "bias_dropout_fusion", 1,
+           "with `dropout`, the bias, the dropout and the residual add run as one kernel (Megatron-LM's "
+           "bias_dropout_add_fused_train, its default since January 2021, and Megatron-Core's): 7 bytes an "
+           "element of each of the two sites where apart they are 11; false: Megatron-LM's "
+           "--no-bias-dropout-fusion"),
+    BOOL_F(sax_training_t, async_tensor_model_parallel_allreduce, "async_tensor_model_parallel_allreduce", 1,
+           "TP without sequence parallelism (Megatron's layers): the backward's all-reduce of the QKV and "
+           "FC1 input gradients starts before their weight-gradient GEMMs and is waited for after them "
+           "(Megatron-LM's default since September 2021, Megatron-Core's allreduce_dgrad); false: it waits, "
+           "as in Megatron-LM before then (--no-async-tensor-model-parallel-allreduce) and in the DeepSpeed "
+           "forks MT-NLG and BLOOM trained with"),
     INT_F(sax_training_t, offload_activation_layers, "offload_activation_layers", 0, CF_DEFAULT, 0,
           "layers (fewer than `model.layers`) whose activations move to CPU memory after their forward "
           "(Megatron-Core's --cpu-offloading-num-layers): they leave the GPU's memory, the copies are not "

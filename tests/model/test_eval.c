@@ -498,6 +498,36 @@ static void test_tp_collectives_as_megatron_runs_them(void **state)
     assert_true(ar_on.feasible && ar_off.feasible);
     assert_true(ar_on.breakdown_s[SAX_PHASE_TP] == ar_off.breakdown_s[SAX_PHASE_TP]);
     assert_true(ar_off.breakdown_s[SAX_PHASE_TP] > 0.0);
+    /* Megatron-LM's asynchronous all-reduce (since 2021-09; megatron/core/tensor_parallel/layers.py,
+     * allreduce_dgrad): of a layer's four all-reduces (2v forward, 2v backward, v one all-reduce) the
+     * backward's two start before QKV's and FC1's weight-gradient GEMMs and end after them, which hide
+     * them as far as half the layer's weight gradients (g/2, g the layer's forward GEMMs as the model
+     * prices them on this GPU, at the pace of the slowest of the 512) go: 2v + max(0, 2v - g/2) a layer
+     * and micro-batch (16 x 8 of them) shows.
+     * With NVLink 1000 times faster they hide: exactly half of the 4v that waits without it; as
+     * configured 1.84v of the 2v hide; 1000 times slower almost nothing does. */
+    sax_layer_cost_t lc;
+    sax_layer_cost(&p.model, &p.cluster.sites[0].gpu, &p.training, 8, 1, 1, 1, 1, false, false, &lc);
+    const double calls = 16.0 * 8.0;
+    for (int speed = 0; speed < 3; speed++) {
+        double f = speed == 0 ? 1000.0 : speed == 1 ? 1.0 : 1e-3;
+        p.cluster.scale_up.bw_Bps *= f;
+        p.training.async_tensor_model_parallel_allreduce = false;
+        sax_result_t wait = fixture_eval(&p, &c);
+        p.training.async_tensor_model_parallel_allreduce = true;
+        sax_result_t async = fixture_eval(&p, &c);
+        p.cluster.scale_up.bw_Bps /= f;
+        assert_true(wait.feasible && async.feasible);
+        double a = async.breakdown_s[SAX_PHASE_TP], w = wait.breakdown_s[SAX_PHASE_TP];
+        assert_true(w > 0.0 && async.iteration_time_s < wait.iteration_time_s);
+        const double g = lc.gemm_s * sax_slowest_of(&p.cluster.sites[0].gpu, 512.0), two_v = w / calls / 2.0,
+                     want = calls * (two_v + fmax(0.0, two_v - g / 2.0));
+        if (fabs(a - want) > 1e-9 * want)
+            fail_msg(
+                "NVLink x %g, asynchronous all-reduce: TP shows %.9g s, expected %.9g s (%.9g s waiting)", f,
+                a, want, w);
+        assert_true(speed == 0 ? a == 0.5 * w : a > 0.5 * w);
+    }
 }
 
 /* TP as PyTorch DTensor runs it, compiled (training.tp_implementation "dtensor", torchtitan), in units
@@ -513,7 +543,8 @@ static void test_tp_collectives_as_megatron_runs_them(void **state)
  *   backward, 3u; with async TP still u; the delayed recipe gathers in bf16: 4u;
  * - full recomputation runs the forward's again: 6u (4.5u in Float8);
  * - torchtitan's per-op checkpointing runs the forward's gathers again: 5u (3.5u in Float8; async, u);
- * - without sequence parallelism the all-reduces wait, as Megatron-LM's: 4u. */
+ * - without sequence parallelism the all-reduces wait, as Megatron-LM's before its asynchronous
+ *   all-reduce of 2021: 4u. */
 static void test_tp_collectives_as_dtensor_runs_them(void **state)
 {
     (void)state;
@@ -576,6 +607,7 @@ static void test_tp_collectives_as_dtensor_runs_them(void **state)
     c.sequence_parallel = false;
     sax_result_t ar_dt = fixture_eval(&p, &c);
     p.training.tp_implementation = SAX_TP_IMPL_MEGATRON;
+    p.training.async_tensor_model_parallel_allreduce = false;
     sax_result_t ar_mg = fixture_eval(&p, &c);
     assert_true(ar_dt.feasible && ar_mg.feasible);
     assert_true(ar_dt.breakdown_s[SAX_PHASE_TP] == ar_mg.breakdown_s[SAX_PHASE_TP]);

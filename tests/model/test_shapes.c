@@ -49,8 +49,11 @@ static void load(const char *name, sax_config_t *cfg)
  * hop's latency, 981.67 us. The chain of one chunk (14 hops of a + s, plus a slice: 566 us) is shorter.
  * So the model's all-reduce is 981.67 us (asserted to 0.1 %: only rounding) and the textbook's sum is
  * an upper bound 3.8 % above it: within 5 % of the textbook (its latency term, 14 a = 4.1 % of it, is
- * what NCCL's pipelining hides). Per iteration the TP traffic is exposed whole (no SP): 2 all-reduces
- * forward and 2 backward per layer and micro-batch, 8 x 4 x 4 = 128 of them. */
+ * what NCCL's pipelining hides). Per iteration (no SP) the forward's 2 all-reduces a layer and
+ * micro-batch wait; the backward's 2 run behind QKV's and FC1's weight-gradient GEMMs (Megatron-LM's
+ * asynchronous all-reduce, the default): half the layer's weight gradients, 2 x 8192 tokens x 956.3 M
+ * weights / 8 = 1.96 TFLOP for all of them, over 3 ms at any A100 efficiency above 0.6, against 2 x
+ * 0.98 ms: hidden. So 8 x 4 x 2 = 64 all-reduces show. */
 static void test_one_node_tp_all_reduce(void **state)
 {
     (void)state;
@@ -63,9 +66,9 @@ static void test_one_node_tp_all_reduce(void **state)
     double S = 8192.0 * 8192.0 * 2.0, B = 300e9 * 0.8, a = 3e-6;
     double textbook = 14.0 * a + 2.0 * 7.0 / 8.0 * S / B;
     double pipelined = 2.0 * 7.0 / 8.0 * S / B + a;
-    within(r.breakdown_s[SAX_PHASE_TP], 128.0 * pipelined, 1e-3);
-    within(r.breakdown_s[SAX_PHASE_TP], 128.0 * textbook, 0.05);
-    assert_true(r.breakdown_s[SAX_PHASE_TP] >= 128.0 * 2.0 * 7.0 / 8.0 * S / B); /* no ring beats this */
+    within(r.breakdown_s[SAX_PHASE_TP], 64.0 * pipelined, 1e-3);
+    within(r.breakdown_s[SAX_PHASE_TP], 64.0 * textbook, 0.05);
+    assert_true(r.breakdown_s[SAX_PHASE_TP] >= 64.0 * 2.0 * 7.0 / 8.0 * S / B); /* no ring beats this */
     /* nothing leaves the node: no DP, PP or site traffic */
     assert_true(r.breakdown_s[SAX_PHASE_DP] == 0.0 && r.breakdown_s[SAX_PHASE_PP] == 0.0);
     assert_true(r.cross_site_bytes_per_iteration == 0.0);

@@ -325,6 +325,44 @@ static void test_korthikanti_activation_memory(void **state)
     assert_within(lc.act_bytes, sbh / t * (32 + 2 * a * s / h), 1e-12);
 }
 
+/* Megatron-LM's bias-dropout-add (bias_dropout_add_fused_train, training.bias_dropout_fusion): a token's
+ * two dropouts, apart, each read and write the h elements (2 + 2 B) and write the 1 B mask, 10h bytes;
+ * inside the residual add's kernel only the masks are written, 2h. So on GPT-3 175B shapes (s 2048,
+ * b 1, h 12288) at 2 TB/s x 0.7: 8h fewer bytes a token forward and twice that backward, replicated
+ * on each of TP 8's ranks without sequence parallelism (/ 8 with it); and against no dropout at all the
+ * fused kernel costs the 2h of its masks. */
+static void test_bias_dropout_fusion_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = {.peak_flops_bf16 = 312e12,
+                     .hbm_bytes = 80e9,
+                     .hbm_bw_Bps = 2e12,
+                     .gemm_eff_max = 0.8,
+                     .gemm_eff_half_ai = 100,
+                     .mem_eff = 0.7};
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = true,
+                         .dropout = true,
+                         .grad_reduce_dtype = SAX_GRAD_DTYPE_FP32};
+    const double tok = 2048, h = 12288, bw = 2e12 * 0.7;
+    for (int sp = 0; sp < 2; sp++) {
+        const double rep = sp ? 8.0 : 1.0;
+        sax_layer_cost_t apart, fused, none;
+        tr.bias_dropout_fusion = false;
+        sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, sp, false, &apart);
+        tr.bias_dropout_fusion = true;
+        sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, sp, false, &fused);
+        tr.dropout = false;
+        sax_layer_cost(&gpt3, &gpu, &tr, 8, 1, 1, 8, 1, sp, false, &none);
+        tr.dropout = true;
+        assert_within(apart.elem_s - fused.elem_s, tok * 8.0 * h / rep / bw, 1e-9);
+        assert_within(apart.elem_bwd_s - fused.elem_bwd_s, 2.0 * tok * 8.0 * h / rep / bw, 1e-9);
+        assert_within(fused.elem_s - none.elem_s, tok * 2.0 * h / rep / bw, 1e-9);
+        assert_true(fused.act_bytes == apart.act_bytes); /* the masks are kept either way */
+    }
+}
+
 /* A GPU whose GEMMs run at peak whatever their shape (no knee): a GEMM takes its FLOPs / 1e12 s. */
 static const sax_gpu_t flat_gpu = {.peak_flops_bf16 = 1e12,
                                    .peak_flops_fp8 = 2e12,
@@ -877,6 +915,7 @@ int main(void)
         cmocka_unit_test(test_attention_backend_by_hand),
         cmocka_unit_test(test_attention_head_padding_by_hand),
         cmocka_unit_test(test_korthikanti_activation_memory),
+        cmocka_unit_test(test_bias_dropout_fusion_by_hand),
         cmocka_unit_test(test_fp8_recipes_by_hand),
         cmocka_unit_test(test_vocabulary_padding),
         cmocka_unit_test(test_cross_entropy_fusion_by_hand),
