@@ -58,7 +58,7 @@ static bool software_value(sax_software_t s, int v, const sax_problem_t *p0, con
                      sax_eager_priced(m));
     case SAX_SOFTWARE_TP_IMPL:
         ENUM_SETTING(tp_implementation, sax_tp_impl_t, sax_tp_impl_names, SAX_TP_IMPL_COUNT,
-                     c0->tp > 1 && c0->sequence_parallel);
+                     c0->tp > 1 && (c0->sequence_parallel || t0->async_tensor_model_parallel_allreduce));
     case SAX_SOFTWARE_SELECTIVE_AC:
         ENUM_SETTING(selective_ac_option, sax_selective_ac_t, sax_selective_ac_names, SAX_SELECTIVE_AC_COUNT,
                      sax_op_sac_priced(m) && c0->recompute == SAX_RECOMPUTE_SELECTIVE &&

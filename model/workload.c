@@ -304,13 +304,17 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * after it (2 B in, 2 B out, 1 B mask), the 5as of Korthikanti et al.'s memory count.
      * The dropouts: in the residual add's kernel (training.bias_dropout_fusion, Megatron-LM's
      * bias_dropout_add_fused_train) only their 1 B masks are written (2h); apart, each reads and writes
-     * its 2 B elements and writes its mask (10h).
+     * its 2 B elements and writes its mask (10h). Their backward reads the gradient and the mask and
+     * writes the gradient either way: fusion saves forward bytes only (fused_saved, added back to the
+     * backward's twice-the-forward count).
      * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank.
      * Without dropout (training.dropout false) they and, unfused, the attention dropout's 5 B go. */
     double rep = sp ? t : 1.0;
-    double dropouts = drop ? (tr->bias_dropout_fusion ? 2.0 : 10.0) : 0.0;
-    double bytes = tok * ((20.0 + dropouts) * h / rep + SAX_ACT_BYTES * kf * width / t +
-                          (flash ? 0.0 : (drop ? 9.0 : 4.0) * heads * s));
+    const bool fused_drop = drop && tr->bias_dropout_fusion;
+    double fused_saved = fused_drop ? tok * 8.0 * h / rep : 0.0;
+    double bytes = tok * ((drop ? 30.0 : 20.0) * h / rep + SAX_ACT_BYTES * kf * width / t +
+                          (flash ? 0.0 : (drop ? 9.0 : 4.0) * heads * s)) -
+                   fused_saved;
     /* FP8 (Transformer Engine on Hopper and later, per-tensor scaling): an fp8 GEMM takes its operands
      * in fp8, and the weight gradient takes the input and the output gradient transposed, so every
      * activation operand gets an fp8 copy and an fp8 transpose. Where the producing kernel writes fp8
@@ -411,9 +415,9 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     }
     out->elem_s = (bytes + cast_fwd + perm + eager_fwd + ring_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
                   kern_f * gpu->kernel_overhead_s;
-    out->elem_bwd_s =
-        (2.0 * bytes + cast_bwd + perm + eager_bwd + ring_bwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
-        kern_b * gpu->kernel_overhead_s;
+    out->elem_bwd_s = (2.0 * (bytes + fused_saved) + cast_bwd + perm + eager_bwd + ring_bwd) /
+                          (gpu->hbm_bw_Bps * gpu->mem_eff) +
+                      kern_b * gpu->kernel_overhead_s;
 
     /* Korthikanti eq. (1)-(3) generalised, bytes per token: attention 11h -> (7 + 4g/a)h (GQA
      * shrinks K and V: 3h of QKV input and dropout mask, qkvo = (4 + 4g/a)h of Q, K, V and the output

@@ -318,8 +318,11 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
                 "");
         for (int j = 0; j < st->n_params; j++) {
             const cal_param_t *p = &st->params[j];
-            fprintf(out, "  %-36s %10.4g %10.4g %10.4g %10.2g  %s\n", p->name, p->start, p->prior_sd,
-                    p->value, p->std_error,
+            char prior[16] = "-"; /* none under --no-prior */
+            if (p->prior_sd > 0.0)
+                snprintf(prior, sizeof prior, "%.4g", p->prior_sd);
+            fprintf(out, "  %-36s %10.4g %10s %10.4g %10.2g  %s\n", p->name, p->start, prior, p->value,
+                    p->std_error,
                     !p->determined ? "not determined by these runs: start value kept, not written"
                     : p->at_bound  ? "at its bound"
                                    : "");

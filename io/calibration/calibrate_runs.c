@@ -153,12 +153,12 @@ sax_status_t cal_assume_fit(const cal_state_t *st, sax_config_t *cfg, unsigned s
     return SAX_OK;
 }
 
-/* The runs a fit uses: every usable run except those of fold `skip` (-1: none). */
 /* A run's relative error the fit expects from the model's own inexactness, against which the priors
  * weigh: a prior residual of (x - start) / prior_sd counts as much as a run CAL_RUN_NOISE off
  * (docs/calibration.md) */
 #define CAL_RUN_NOISE 0.10
 
+/* The runs a fit uses. */
 typedef struct {
     const cal_state_t *st;
     int n;

@@ -14,8 +14,9 @@
  * A parameter with a prior (prior_weight w > 0) adds the residual w (x - start) after the m given ones:
  * the fit is then the maximum a posteriori estimate under a Gaussian prior centred on the start value,
  * with w the ratio of the residuals' noise to the prior's width. Its row is exact in the Jacobian, it
- * counts in the cost, the steps, the condition and the standard errors, not in the reported rms, and it
- * does not make a parameter the data leave undetermined count as determined.
+ * counts in the cost, the steps, the condition and the standard errors (the posterior's, (J^T J)^-1 with
+ * its rows, scaled by the data residuals' sigma^2), not in the reported rms, and it does not make a
+ * parameter the data leave undetermined count as determined.
  */
 #include "sax_calibration.h"
 
@@ -206,7 +207,7 @@ sax_status_t sax_nls_fit(int m, int k, const sax_nls_param_t *params, sax_nls_re
         sax_error_t ignored;
         if (sax_lsq_solve(n, nf, aug, rhs, NULL, &lin, &ignored) == SAX_OK) {
             res->condition = lin.condition;
-            double sigma2 = cost / (double)(m - nf), lin_sigma2 = lin.sigma * lin.sigma;
+            double sigma2 = sum_squares(m, r) / (double)(m - nf), lin_sigma2 = lin.sigma * lin.sigma;
             for (int f = 0; f < nf; f++) {
                 /* lin.covariance carries the Gauss-Newton residual; rescale to the residual at x. */
                 double var = lin_sigma2 > 0.0 ? lin.covariance[f][f] / lin_sigma2 * sigma2 : 0.0;

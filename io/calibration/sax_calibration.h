@@ -92,8 +92,9 @@ typedef sax_status_t (*sax_nls_residual_fn)(void *ctx, const double *x, double *
 
 typedef struct {
     double x[SAX_LSQ_MAX_PARAMS];
-    double
-        std_error[SAX_LSQ_MAX_PARAMS]; /* sigma^2 (J^T J)^-1 over the determined, not at a bound; else NaN */
+    double std_error
+        [SAX_LSQ_MAX_PARAMS]; /* sigma^2 (J^T J)^-1 (J with the priors' rows) over the determined, not
+                                          at a bound; else NaN */
     bool determined[SAX_LSQ_MAX_PARAMS]; /* false: the residuals do not depend on it; kept at its start */
     bool at_bound[SAX_LSQ_MAX_PARAMS];   /* ended on (within 1e-9 of) a bound */
     double condition;                    /* of the column-scaled Jacobian of the determined parameters */

@@ -170,7 +170,9 @@ static const cf_field_t training_fields[] = {
         "gather and reduce-scatter waits, `tp_comm_overlap` is torch's async TP (its micro-pipeline pass "
         "fuses the gathers and the reduce-scatters of one matrix multiply's output, not the backward's "
         "reduce-scatter of the QKV and FC1 input gradients, a sum of matrix multiplies), and the Float8 "
-        "tensorwise recipe gathers in FP8 (torchao's Float8ColwiseParallel; docs/cost-model.md section 6)"),
+        "tensorwise recipe gathers in FP8 (torchao's Float8ColwiseParallel; docs/cost-model.md section 6); "
+        "without sequence parallelism Megatron's backward all-reduces run behind the weight gradients "
+        "(`async_tensor_model_parallel_allreduce`), DTensor's wait"),
     ENUM_F(
         sax_training_t, cp_implementation, "cp_implementation", sax_cp_impl_names, SAX_CP_IMPL_COUNT,
         CF_DEFAULT, SAX_CP_IMPL_MEGATRON,

@@ -50,6 +50,26 @@ assert abs(fams["sc21-table1"]["heldout_max_abs_rel_error"] - max(errs)) <= 1e-1
 PYEOF
 check "a family's held-out times are the other families' fit's predictions of it" test $? -eq 0
 
+# the prior: its width in the text report's `prior +-` column (0.2 for the DP overlap's share), none
+# under --no-prior ("-" in the text, prior_sd 0 in --json)
+"$SAX" calibrate m-others.json -c "$CONFIG" -o p-out.json > prior.txt 2>> err.txt
+check "calibrate with the prior runs" test $? -eq 0
+check "the report gives each parameter's prior width" \
+    grep -Eq '^  training\.dp_overlap_efficiency +[0-9.e+-]+ +0\.2 ' prior.txt
+"$SAX" calibrate m-others.json -c "$CONFIG" -o np-out.json --no-prior > noprior.txt 2>> err.txt
+check "calibrate --no-prior runs" test $? -eq 0
+check "--no-prior: no prior width in the report" \
+    grep -Eq '^  training\.dp_overlap_efficiency +[0-9.e+-]+ +- ' noprior.txt
+"$SAX" calibrate m-others.json -c "$CONFIG" -o np-out.json --no-prior --json > noprior.json 2>> err.txt
+"$PY" - noprior.json all.out <<'PYEOF'
+import json, sys
+none = json.load(open(sys.argv[1]))["runs"]["parameters"]
+with_prior = json.load(open(sys.argv[2]))["runs"]["parameters"]
+assert none and all(p["prior_sd"] == 0 for p in none), none
+assert all(p["prior_sd"] > 0 for p in with_prior), with_prior
+PYEOF
+check "--no-prior --json: prior_sd 0 for every parameter, positive without it" test $? -eq 0
+
 "$SAX" calibrate m-held.json -c "$CONFIG" -o one-out.json --leave-family-out > one.txt 2> one.err
 check "one family is an input error (exit 2)" test $? -eq 2
 check "which says why" grep -q 'all of family "sc21-table1": with it held out nothing is left to fit' one.err

@@ -51,8 +51,8 @@ static void load(const char *name, sax_config_t *cfg)
  * an upper bound 3.8 % above it: within 5 % of the textbook (its latency term, 14 a = 4.1 % of it, is
  * what NCCL's pipelining hides). Per iteration (no SP) the forward's 2 all-reduces a layer and
  * micro-batch wait; the backward's 2 run behind QKV's and FC1's weight-gradient GEMMs (Megatron-LM's
- * asynchronous all-reduce, the default): half the layer's weight gradients, 2 x 8192 tokens x 956.3 M
- * weights / 8 = 1.96 TFLOP for all of them, over 3 ms at any A100 efficiency above 0.6, against 2 x
+ * asynchronous all-reduce, the default): half the layer's weight gradients, half of 2 x 8192 tokens x
+ * 956.3 M weights / 8 = 1.96 TFLOP, 0.98 TFLOP, take over 3.1 ms even at the A100's peak, against 2 x
  * 0.98 ms: hidden. So 8 x 4 x 2 = 64 all-reduces show. */
 static void test_one_node_tp_all_reduce(void **state)
 {

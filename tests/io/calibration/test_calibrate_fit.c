@@ -625,9 +625,9 @@ static void test_nls_prior(void **state)
     (void)state;
     /* Two residuals x - 1 and a prior of weight 1 on the start 0: the cost 2 (x - 1)^2 + x^2 is least at
      * x = 2/3, where each data residual is -1/3 (the reported rms, the prior's row left out). Posterior
-     * variance by hand: sigma^2 / (J^T J) with J^T J = 2 + 1 over the data and prior rows and
-     * sigma^2 = cost / (m - 1) = (2/9 + 4/9) / 1, so 2/9. A second parameter the data do not touch keeps
-     * its start under its own prior and is not counted as determined by it. */
+     * variance by hand: sigma^2 / (J^T J) with J^T J = 2 + 1 over the data and prior rows and sigma^2
+     * the data residuals' (1/9 + 1/9) / (m - 1) = 2/9, so 2/27. A second parameter the data do not
+     * touch keeps its start under its own prior and is not counted as determined by it. */
     const sax_nls_param_t p[2] = {{"x", 0.0, -10.0, 10.0, 1.0}, {"unused", 0.5, 0.0, 1.0, 1.0}};
     sax_nls_result_t r;
     sax_error_t err = {{0}};
@@ -635,7 +635,7 @@ static void test_nls_prior(void **state)
     assert_true(fabs(r.x[0] - 2.0 / 3.0) < 1e-6);
     assert_true(fabs(r.rms - 1.0 / 3.0) < 1e-6);
     assert_true(fabs(r.start_rms - 1.0) < 1e-12);
-    assert_true(fabs(r.std_error[0] - sqrt(2.0 / 9.0)) < 1e-5);
+    assert_true(fabs(r.std_error[0] - sqrt(2.0 / 27.0)) < 1e-5);
     assert_true(r.determined[0]);
     assert_false(r.determined[1]);
     assert_true(r.x[1] == 0.5);
