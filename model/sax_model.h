@@ -892,7 +892,9 @@ void sax_model_memory_assumption_text(const sax_memory_assumption_t *a, bool jso
     X(SAX_SOFTWARE_SELECTIVE_AC, "training.selective_ac_option")                                             \
     X(SAX_SOFTWARE_CP_COMM, "training.cp_comm_type")                                                         \
     X(SAX_SOFTWARE_CP_IMPL, "training.cp_implementation")                                                    \
-    X(SAX_SOFTWARE_DISPATCHER, "training.moe_token_dispatcher")
+    X(SAX_SOFTWARE_DISPATCHER, "training.moe_token_dispatcher")                                              \
+    X(SAX_SOFTWARE_ASYNC_TP_ALLREDUCE, "training.async_tensor_model_parallel_allreduce")                     \
+    X(SAX_SOFTWARE_BIAS_DROPOUT_FUSION, "training.bias_dropout_fusion")
 #define SAX_ENUM_MEMBER(name, str) name,
 typedef enum { SAX_SOFTWARE_LIST(SAX_ENUM_MEMBER) SAX_SOFTWARE_COUNT } sax_software_t;
 #undef SAX_ENUM_MEMBER

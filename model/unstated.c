@@ -70,6 +70,14 @@ static bool software_value(sax_software_t s, int v, const sax_problem_t *p0, con
     case SAX_SOFTWARE_DISPATCHER:
         ENUM_SETTING(moe_token_dispatcher, sax_moe_dispatcher_t, sax_moe_dispatcher_names,
                      SAX_MOE_DISPATCHER_COUNT, m->experts > 0);
+    case SAX_SOFTWARE_ASYNC_TP_ALLREDUCE: /* Megatron-LM before 2021-09 and its DeepSpeed forks */
+        flag = &t->async_tensor_model_parallel_allreduce;
+        open = c0->tp > 1 && !c0->sequence_parallel && t0->tp_implementation == SAX_TP_IMPL_MEGATRON;
+        break;
+    case SAX_SOFTWARE_BIAS_DROPOUT_FUSION:
+        flag = &t->bias_dropout_fusion;
+        open = t0->dropout;
+        break;
     default: return false;
     }
 #undef ENUM_SETTING

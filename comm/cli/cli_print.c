@@ -332,7 +332,11 @@ void cli_print_refusal_text(FILE *f, const sax_problem_t *p, const sax_candidate
 
 void cli_print_unstated_text(FILE *f, const sax_unstated_t *un, int n_un)
 {
-    int shown = 0;
+    int shown = 0, width = 36; /* the keys' column: the widest shown, at least 36 */
+    for (int i = 0; i < n_un; i++)
+        if (un[i].feasible && fabs(un[i].change) >= 0.01 &&
+            (int)strlen(sax_software_keys[un[i].setting]) > width)
+            width = (int)strlen(sax_software_keys[un[i].setting]);
     for (int i = 0; i < n_un; i++) {
         if (!un[i].feasible || fabs(un[i].change) < 0.01)
             continue;
@@ -341,7 +345,7 @@ void cli_print_unstated_text(FILE *f, const sax_unstated_t *un, int n_un)
                 "settings the file leaves to sax's defaults (Megatron-LM with Transformer Engine) that move\n"
                 "this answer by 1 % or more; state the ones your job sets otherwise:\n",
                 f);
-        fprintf(f, "  %-36s %-12s %10.4g s  %+6.1f %%\n", sax_software_keys[un[i].setting], un[i].value,
+        fprintf(f, "  %-*s %-12s %10.4g s  %+6.1f %%\n", width, sax_software_keys[un[i].setting], un[i].value,
                 un[i].iteration_time_s, 100.0 * un[i].change);
     }
 }
