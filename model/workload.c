@@ -310,8 +310,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * Without sequence parallelism norms, residuals and dropouts are replicated on every TP rank.
      * Without dropout (training.dropout false) they and, unfused, the attention dropout's 5 B go. */
     double rep = sp ? t : 1.0;
-    const bool fused_drop = drop && tr->bias_dropout_fusion;
-    double fused_saved = fused_drop ? tok * 8.0 * h / rep : 0.0;
+    double fused_saved = drop && tr->bias_dropout_fusion ? tok * 8.0 * h / rep : 0.0;
     double bytes = tok * ((drop ? 30.0 : 20.0) * h / rep + SAX_ACT_BYTES * kf * width / t +
                           (flash ? 0.0 : (drop ? 9.0 : 4.0) * heads * s)) -
                    fused_saved;

@@ -102,19 +102,24 @@ static void check(const sax_problem_t *p, const sax_candidate_t *c, unsigned sta
     }
 }
 
+/* The public run `name`'s configuration; the loaded set in *cases (sax_dataset_free it). */
+static const sax_config_t *public_run(const char *name, sax_case_t **cases, int *n)
+{
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", cases, n, &err), SAX_OK);
+    int i = 0;
+    while (i < *n && strcmp((*cases)[i].name, name) != 0)
+        i++;
+    assert_true(i < *n);
+    return &(*cases)[i].config;
+}
+
 static void test_unstated_settings(void **state)
 {
     (void)state;
     sax_case_t *cases = NULL;
     int n = 0;
-    sax_error_t err = {{0}};
-    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
-                     SAX_OK);
-    int i = 0;
-    while (i < n && strcmp(cases[i].name, "mlm-llama3-70b-64") != 0)
-        i++;
-    assert_true(i < n);
-    const sax_config_t *cfg = &cases[i].config;
+    const sax_config_t *cfg = public_run("mlm-llama3-70b-64", &cases, &n);
     const unsigned three =
         1u << SAX_SOFTWARE_DROPOUT | 1u << SAX_SOFTWARE_TP_COMM_OVERLAP | 1u << SAX_SOFTWARE_CE_FUSION;
     assert_int_equal(cfg->stated_software, three);
@@ -146,14 +151,7 @@ static void test_settings_of_megatron_lm_age(void **state)
     (void)state;
     sax_case_t *cases = NULL;
     int n = 0;
-    sax_error_t err = {{0}};
-    assert_int_equal(sax_dataset_load(SAX_TEST_DATA "/validation/public-runs.json", &cases, &n, &err),
-                     SAX_OK);
-    int i = 0;
-    while (i < n && strcmp(cases[i].name, "korthikanti-22b-8-full") != 0)
-        i++;
-    assert_true(i < n);
-    const sax_config_t *cfg = &cases[i].config;
+    const sax_config_t *cfg = public_run("korthikanti-22b-8-full", &cases, &n);
     sax_scratch_t *scratch = malloc(sax_scratch_size());
     assert_non_null(scratch);
     sax_scratch_init(scratch);
