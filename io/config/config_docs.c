@@ -60,9 +60,12 @@ static void write_presets(FILE *f)
         "H100's as an assumption: docs/cost-model.md, \"Parameters and where they come from\"), and "
         "`gemm_efficiency_max_fp8` to the value fitted to one family of fp8 runs only (NeMo 24.07 on H100, "
         "`tests/data/validation/public-runs.json`; the other fp8 runs are its check; docs/cost-model.md, "
-        "\"Validation\"); the attention efficiencies are measured kernel speeds (H100 and H200: Shah et al., "
-        "FlashAttention-3, arXiv 2407.08608; B200 and GB200 take them as an assumption; A100 has none: 0, attention "
-        "follows the GEMM curve; docs/cost-model.md section 2): under a preset they replace the model defaults of the GPU table above. "
+        "\"Validation\"); the attention efficiencies are kernel benchmarks (H100 and H200: Shah et al., "
+        "FlashAttention-3, arXiv 2407.08608) at the 0.834 of a benchmark's speed that a training step keeps (the "
+        "fitted GEMM ceiling over the best benchmark GEMM's), FlashAttention-1's the value MPT's long-sequence "
+        "runs check (B200 and GB200 take them as an assumption; A100 has none: 0, attention follows the GEMM "
+        "curve; docs/cost-model.md section 2): under a preset they replace the model defaults of the GPU table "
+        "above. "
         "Any of them may be overridden next to `\"preset\"`. The scale-up domain (NVLink) is not part of a "
         "GPU preset: describe it in `cluster.scale_up`.\n\n");
 

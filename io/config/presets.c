@@ -37,21 +37,29 @@ typedef struct {
  * families' fp8 runs are its check (docs/cost-model.md, "Validation"). H200, B200 and GB200 take it as
  * an assumption, as they take the H100's other values.
  *
- * The attention kernels' fractions of the BF16 peak on H100 SXM5 (head dimension 128) are measured, not
- * fitted: Shah et al., FlashAttention-3 (arXiv 2407.08608), figures of forward (causal) and backward
- * speed at 16K tokens, combined as a training step runs them (one forward, a backward of 2.5 times its
- * FLOPs) and divided by 16384 / (16384 + 400), the model's growth of a kernel's speed with the sequence
- * (model/workload.c): cuDNN (Transformer Engine's fused attention) 539 and 516 TFLOP/s, 0.54 of the peak
- * at long sequences; FlashAttention-2 335 and 322, 0.34; FlashAttention-3 616 and 561, 0.60
- * (docs/cost-model.md section 2). FlashAttention-1, and the Triton kernel of its generation that
- * Composer's MPT ran (llm-foundry's attn_impl triton), are taken at half FlashAttention-2's speed, 0.17:
- * Dao, FlashAttention-2 (arXiv 2307.08691), "about 2x faster than FlashAttention", a ratio measured on
- * A100 and assumed for H100. H200 has the same die; B200 and GB200 take them as an assumption, as they
- * take the H100's other values. No such measurement here for A100: its attention keeps the GEMM curve. */
+ * The attention kernels' fractions of the BF16 peak on H100 SXM5 (head dimension 128) come from kernel
+ * benchmarks, not from a fit: Shah et al., FlashAttention-3 (arXiv 2407.08608), figures of forward
+ * (causal) and backward speed at 16K tokens, combined as a training step runs them (one forward, a
+ * backward of 2.5 times its FLOPs) and divided by 16384 / (16384 + 400), the model's growth of a
+ * kernel's speed with the sequence (model/workload.c): cuDNN (Transformer Engine's fused attention) 539
+ * and 516 TFLOP/s, 0.54 of the peak at long sequences; FlashAttention-2 335 and 322, 0.34;
+ * FlashAttention-3 616 and 561, 0.60 (docs/cost-model.md section 2). A benchmark runs one kernel on an
+ * idle GPU at full clocks; a training step runs it among the others, at the clocks its power allows.
+ * The GEMMs measure that loss: the best shape-searched cuBLAS BF16 GEMM reaches 0.803 of the H100's
+ * peak in a benchmark (stas00/ml-engineering, compute/accelerator/README.md), the ceiling fitted to
+ * training runs is 0.670, so a compute-bound kernel keeps 0.670 / 0.803 = 0.834 of its benchmark speed
+ * in training, and so do the three attention kernels: 0.45, 0.28 and 0.50 (rounded). FlashAttention-1, and the
+ * Triton kernel of its generation that Composer's MPT ran (llm-foundry's attn_impl triton), has no
+ * H100 benchmark: 0.17, first taken as half FlashAttention-2's benchmark speed (Dao, FlashAttention-2,
+ * arXiv 2307.08691, "about 2x faster than FlashAttention", a ratio measured on A100), is kept as the
+ * value MPT's long-sequence runs check (docs/cost-model.md, "Validation"), 0.6 of FlashAttention-2's
+ * in training. H200 has the same die; B200 and GB200 take them as an assumption, as they take the
+ * H100's other values. No such measurement here for A100: its attention keeps the GEMM curve. */
 #define FP8_EFF 0.52
+/* 0.54, 0.34 and 0.60 x 0.834, rounded; FlashAttention-1's 0.17 as it was */
 #define HOPPER_ATTN                                                                                          \
     {                                                                                                        \
-        0.54, 0.17, 0.34, 0.60                                                                               \
+        0.45, 0.17, 0.28, 0.50                                                                               \
     }
 static const gpu_preset_t gpu_presets[] = {
     {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.756, 48.6, 0.771, 0.0, {0}, false},

@@ -76,6 +76,39 @@ static void count_params(const sax_model_desc_t *m, double *total, double *activ
     *active = n_dense * dense + n_moe * moe_active + emb;
 }
 
+/* The Hopper presets' attention efficiencies from the FlashAttention-3 paper's H100 SXM5 figures at 16K
+ * tokens (arXiv 2407.08608; forward with the causal mask, backward), combined as a training step runs them
+ * (a forward and a backward of 2.5 times its FLOPs), over the 989 TFLOP/s peak, divided by the model's
+ * growth with the sequence at 16K (16384 / 16784) and scaled by what a training step keeps of a benchmark's
+ * speed: the fitted GEMM ceiling 0.670 over the best benchmark GEMM's 0.803 (docs/cost-model.md section 2).
+ * The presets are rounded to two places. FlashAttention-1 has no benchmark: 0.17 as validated. */
+static void test_attention_from_benchmarks(void **state)
+{
+    (void)state;
+    static const struct {
+        sax_attn_backend_t b;
+        double fwd_T, bwd_T;
+    } bench[] = {{SAX_ATTN_FUSED, 539, 516}, {SAX_ATTN_FLASH2, 335, 322}, {SAX_ATTN_FLASH3, 616, 561}};
+    const double keep = 0.670 / 0.803, growth = 16384.0 / (16384.0 + 400.0);
+    static const char *const hopper_and_later[] = {"H100", "H200", "B200", "GB200"};
+    for (size_t k = 0; k < sizeof hopper_and_later / sizeof hopper_and_later[0]; k++) {
+        sax_gpu_t g;
+        memset(&g, 0, sizeof g);
+        assert_true(sax_preset_gpu_find(hopper_and_later[k], &g));
+        for (size_t i = 0; i < sizeof bench / sizeof bench[0]; i++) {
+            double mix_T = 3.5 / (1.0 / bench[i].fwd_T + 2.5 / bench[i].bwd_T); /* FLOPs over time */
+            double want = mix_T / 989.0 / growth * keep;
+            assert_true(fabs(g.attn_eff[bench[i].b] - want) <= 0.006);
+        }
+        assert_true(fabs(g.attn_eff[SAX_ATTN_FLASH1] - 0.17) < 1e-12);
+    }
+    sax_gpu_t a100;
+    memset(&a100, 0, sizeof a100);
+    assert_true(sax_preset_gpu_find("A100", &a100));
+    for (int b = 0; b < SAX_ATTN_BACKEND_COUNT; b++)
+        assert_true(a100.attn_eff[b] == 0.0); /* no measurement: the GEMM curve */
+}
+
 static void test_models(void **state)
 {
     (void)state;
@@ -188,6 +221,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpus),
+        cmocka_unit_test(test_attention_from_benchmarks),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_preset_in_config),
     };
