@@ -68,9 +68,9 @@ static int run(int argc, char **argv)
         fprintf(stderr, "sax validate: out of memory\n");
         return 1;
     }
-    double sum = 0.0, worst = 0.0;
+    double sum = 0.0, signed_sum = 0.0, worst = 0.0;
     int counted = 0, failed = 0;
-    double *errs = malloc(sizeof *errs * (size_t)(n > 0 ? n : 1)); /* |error| %, NAN when infeasible */
+    double *errs = malloc(sizeof *errs * (size_t)(n > 0 ? n : 1)); /* signed error %, NAN when infeasible */
     if (errs == NULL) {
         free(scratch);
         sax_dataset_free(cases, n);
@@ -100,8 +100,9 @@ static int run(int argc, char **argv)
         double err_pct = NAN;
         if (feasible) {
             err_pct = 100.0 * (predicted - cases[i].measured_s) / cases[i].measured_s;
-            errs[i] = fabs(err_pct);
+            errs[i] = err_pct;
             sum += fabs(err_pct);
+            signed_sum += err_pct;
             worst = fmax(worst, fabs(err_pct));
             counted++;
             n_assumed += assumed != NULL;
@@ -166,13 +167,18 @@ static int run(int argc, char **argv)
         cli_print_json_number(stdout, mean);
         printf(", \"max_abs_error_pct\": ");
         cli_print_json_number(stdout, counted > 0 ? worst : NAN);
+        printf(", \"mean_error_pct\": ");
+        cli_print_json_number(stdout, counted > 0 ? signed_sum / counted : NAN);
         printf(", \"families\": [");
     } else {
         printf("\n%d cases, %d infeasible", n, failed);
         if (n_assumed > 0)
             printf(", %d with unstated settings assumed so that the run fits", n_assumed);
-        printf("; mean absolute error %.2f %%, max %.2f %%\n", mean, worst);
-        printf("\n%-28s %6s %11s %9s %9s\n", "family", "cases", "infeasible", "mean %", "max %");
+        printf(
+            "; mean absolute error %.2f %%, max %.2f %%, mean signed error %+.2f %% (negative: sax too fast)\n",
+            mean, worst, counted > 0 ? signed_sum / counted : NAN);
+        printf("\n%-28s %6s %11s %9s %9s %9s\n", "family", "cases", "infeasible", "mean %", "max %",
+               "signed %");
     }
     /* per family, in the order of first appearance */
     for (int i = 0, shown = 0; i < n; i++) {
@@ -182,15 +188,16 @@ static int run(int argc, char **argv)
         if (seen)
             continue;
         int k = 0, bad = 0;
-        double fsum = 0.0, fmaxe = 0.0;
+        double fsum = 0.0, fsigned = 0.0, fmaxe = 0.0;
         for (int j = i; j < n; j++)
             if (strcmp(cases[j].family, cases[i].family) == 0) {
                 if (isnan(errs[j])) {
                     bad++;
                     continue;
                 }
-                fsum += errs[j];
-                fmaxe = fmax(fmaxe, errs[j]);
+                fsum += fabs(errs[j]);
+                fsigned += errs[j];
+                fmaxe = fmax(fmaxe, fabs(errs[j]));
                 k++;
             }
         const char *fam = cases[i].family[0] != '\0' ? cases[i].family : "(no family)";
@@ -201,11 +208,13 @@ static int run(int argc, char **argv)
             cli_print_json_number(stdout, k > 0 ? fsum / k : NAN);
             printf(", \"max_abs_error_pct\": ");
             cli_print_json_number(stdout, k > 0 ? fmaxe : NAN);
+            printf(", \"mean_error_pct\": ");
+            cli_print_json_number(stdout, k > 0 ? fsigned / k : NAN);
             printf("}");
         } else if (k > 0) {
-            printf("%-28.28s %6d %11d %9.2f %9.2f\n", fam, k + bad, bad, fsum / k, fmaxe);
+            printf("%-28.28s %6d %11d %9.2f %9.2f %+9.2f\n", fam, k + bad, bad, fsum / k, fmaxe, fsigned / k);
         } else { /* every case of the family infeasible: no error to average */
-            printf("%-28.28s %6d %11d %9s %9s\n", fam, k + bad, bad, "-", "-");
+            printf("%-28.28s %6d %11d %9s %9s %9s\n", fam, k + bad, bad, "-", "-", "-");
         }
     }
     if (json)
@@ -225,8 +234,9 @@ const sax_command_t sax_command_validate = {
         "Runs the cost model on every case of a dataset of measured training runs (the format of\n"
         "tests/data/validation/published-runs.json: {\"cases\": [{\"name\", \"config\",\n"
         "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
-        "iteration time and the signed error, then the mean and maximum absolute percentage error,\n"
-        "overall and per family (each case's optional \"family\": the source it comes from).\n"
+        "iteration time and the signed error, then the mean and maximum absolute percentage error and\n"
+        "the mean signed one (its bias: negative when sax is too fast), overall and per family (each\n"
+        "case's optional \"family\": the source it comes from).\n"
         "A measured run fitted in its GPUs' memory: when sax's defaults overfill them, the settings that trade time for\n"
         "memory which the case's config leaves unstated (training.grad_reduce_dtype, optimizer_moments_dtype,\n"
         "master_weights, ...) are assumed at the values that make it fit changing the fewest, the fastest\n"
@@ -239,7 +249,8 @@ const sax_command_t sax_command_validate = {
         "           memory_per_gpu_bytes}), infeasible_reason, and for a refused case\n"
         "           infeasible_detail: [the check it fails], a list as sax eval --json gives it}],\n"
         "           cases_evaluated, cases_infeasible, cases_assumed, mean_abs_error_pct, max_abs_error_pct,\n"
-        "           \"families\": [{family, cases, infeasible, mean_abs_error_pct, max_abs_error_pct}]}\n\n"
+        "           mean_error_pct (signed), \"families\": [{family, cases, infeasible, mean_abs_error_pct,\n"
+        "           max_abs_error_pct, mean_error_pct}]}\n\n"
         "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"
         "             2 the dataset is malformed (the message names the file and JSON path)\n",
     .needs_mpi = false,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # validate_cli.sh SAX DATASET - `sax validate --json` per family: the families of the dataset file in
 # order of first appearance, each with its case count (counted here from the file) and the mean and
-# max of its cases' |error_pct|.
+# max of its cases' |error_pct| and the mean of their signed error_pct (the bias), and the bias over all.
 set -u
 sax=$1
 data=$2
@@ -23,5 +23,9 @@ for f in fams:
     errs = [abs(r["error_pct"]) for r in rows if r["feasible"]]
     assert abs(f["mean_abs_error_pct"] - sum(errs) / len(errs)) < 1e-9
     assert abs(f["max_abs_error_pct"] - max(errs)) < 1e-12
+    signed = [r["error_pct"] for r in rows if r["feasible"]]
+    assert abs(f["mean_error_pct"] - sum(signed) / len(signed)) < 1e-9
+all_signed = [r["error_pct"] for r in d["cases"] if r["feasible"]]
+assert abs(d["mean_error_pct"] - sum(all_signed) / len(all_signed)) < 1e-9
 print("ok: %d families, %s" % (len(fams), ", ".join("%s %d" % (f["family"], f["cases"]) for f in fams)))
 PY
