@@ -512,6 +512,13 @@ static double cp_backward_passes(const sax_problem_t *p, const sax_candidate_t *
     return cp_pytorch(p, c) ? 1.0 + 2.0 * c->cp / (c->cp - 1.0) : 2.0;
 }
 
+/* What of a TP collective of `comm` seconds shows when it runs in pieces inside GEMM k of the layer
+ * (async TP, userbuffers): a GEMM hides at most its own time, and of that training.tp_overlap. */
+static double unhidden(const sax_layer_cost_t *lc, int k, double comm, const sax_problem_t *p)
+{
+    return comm - p->training.tp_overlap * sax_min(comm, lc->tp_gemm_s[k]);
+}
+
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
 static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sax_layer_cost_t *lc,
                       const layer_comm_t *lcm, const bool *xsite, bool moe, double z3_ag, double z3_rs,
@@ -542,16 +549,29 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
          * the input gradient of QKV and FC1 is a sum of matrix multiplies, so its reduce-scatter waits. */
         const bool fp8_gather =
             p->training.precision == SAX_PRECISION_FP8 && p->training.fp8_recipe == SAX_FP8_RECIPE_TENSORWISE;
-        const double ag = 0.5 * tp_all * (fp8_gather ? 0.5 : 1.0), rs = 0.5 * tp_all,
-                     shown = p->training.tp_comm_overlap ? 1.0 - p->training.tp_overlap : 1.0;
+        const double ag = 0.5 * tp_all * (fp8_gather ? 0.5 : 1.0), rs = 0.5 * tp_all;
+        const bool async = p->training.tp_comm_overlap;
         tp_f_all = tp_b_all = ag + rs;
-        tp_ag = ag * shown;
-        tp_f = (ag + rs) * shown;
-        tp_b = ag * shown + rs;
+        /* forward: the gathers inside QKV and the MLP's first GEMM, the scatters inside the projection and
+         * the MLP's second; backward: the row-parallel layers' gathers inside their data-gradient GEMMs */
+        double ag_qkv = async ? unhidden(lc, SAX_TP_GEMM_QKV, 0.5 * ag, p) : 0.5 * ag,
+               ag_mlp = async ? unhidden(lc, SAX_TP_GEMM_MLP_IN, 0.5 * ag, p) : 0.5 * ag;
+        tp_ag = ag_qkv + ag_mlp;
+        tp_f = tp_ag + (async ? unhidden(lc, SAX_TP_GEMM_PROJ, 0.5 * rs, p) +
+                                    unhidden(lc, SAX_TP_GEMM_MLP_OUT, 0.5 * rs, p)
+                              : rs);
+        tp_b = (async ? unhidden(lc, SAX_TP_GEMM_PROJ, 0.5 * ag, p) +
+                            unhidden(lc, SAX_TP_GEMM_MLP_OUT, 0.5 * ag, p)
+                      : ag) +
+               rs;
     } else if (c->sequence_parallel && p->training.tp_comm_overlap) {
         /* --tp-comm-overlap (userbuffers, needs sequence parallelism): the all-gathers and
-         * reduce-scatters run in pieces inside the GEMMs that consume and produce them */
-        tp_f = tp_b = tp_all * (1.0 - p->training.tp_overlap);
+         * reduce-scatters run in pieces inside the GEMMs that consume and produce them, a quarter of
+         * the traffic beside each of the four, forward and (their data gradients) backward */
+        tp_f = 0.0;
+        for (int k = 0; k < 4; k++)
+            tp_f += unhidden(lc, k, 0.25 * tp_all, p);
+        tp_b = tp_f;
     } else if (c->sequence_parallel) {
         /* Megatron-LM's default (megatron/core/tensor_parallel/layers.py, Transformer Engine's Linear
          * alike): the forward's gathers and scatters wait. Backward, the row-parallel layers (projection,

@@ -22,9 +22,16 @@ static inline unsigned sax_recompute_modules(const sax_candidate_t *c)
 /* Bytes per element of what travels and what is stored. */
 #define SAX_ACT_BYTES 2.0 /* bf16 activations and weights */
 
+/* The four GEMMs of a layer next to its TP collectives (sax_layer_cost_t.tp_gemm_s). */
+enum { SAX_TP_GEMM_QKV, SAX_TP_GEMM_PROJ, SAX_TP_GEMM_MLP_IN, SAX_TP_GEMM_MLP_OUT };
+
 /* Per-layer costs of one micro-batch on one GPU, forward pass only (backward derives from it). */
 typedef struct {
     double gemm_s;           /* linear layers (QKV, output projection, MLP or experts) */
+    double tp_gemm_s[4];     /* of gemm_s, the GEMM each of the layer's four TP collectives can run inside
+                                (SAX_TP_GEMM_*): QKV after the attention's gather, the output projection before
+                                its scatter, the MLP's first and second GEMMs likewise (a MoE layer's experts,
+                                shared experts and router, half each) */
     double attn_s;           /* attention score and value products (forward) */
     double attn_bwd_s;       /* their backward (flash attention recomputes the scores: 2.5x forward) */
     double elem_s;           /* memory-bound kernels: norms, residuals, activations, softmax, dropout */

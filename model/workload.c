@@ -188,7 +188,8 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     /* attention projections */
     out->mla_up_s = 0.0;
     if (!is_mla(m)) {
-        gemm_s += gemm(gpu, prec, 1, tok, (a * d + 2.0 * g * d) / t, h);
+        out->tp_gemm_s[SAX_TP_GEMM_QKV] = gemm(gpu, prec, 1, tok, (a * d + 2.0 * g * d) / t, h);
+        gemm_s += out->tp_gemm_s[SAX_TP_GEMM_QKV];
         flops += 2.0 * tok * h * (a * d + 2.0 * g * d) / t;
     } else {
         /* the up-projections alone, from the query latent (or the hidden state without one) and the KV
@@ -198,10 +199,12 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         double q = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank * a * dqk : h * a * dqk;
         double kv = h * (m->kv_lora_rank + m->rope_head_dim) + m->kv_lora_rank * a * 2.0 * d;
         double eq_n = (q + kv) / h / t; /* an equivalent single GEMM of the same FLOPs */
-        gemm_s += gemm(gpu, prec, 1, tok, eq_n, h);
+        out->tp_gemm_s[SAX_TP_GEMM_QKV] = gemm(gpu, prec, 1, tok, eq_n, h);
+        gemm_s += out->tp_gemm_s[SAX_TP_GEMM_QKV];
         flops += 2.0 * tok * (q + kv) / t;
     }
-    gemm_s += gemm(gpu, prec, 1, tok, h, a * d / t);
+    out->tp_gemm_s[SAX_TP_GEMM_PROJ] = gemm(gpu, prec, 1, tok, h, a * d / t);
+    gemm_s += out->tp_gemm_s[SAX_TP_GEMM_PROJ];
     flops += 2.0 * tok * a * d * h / t;
 
     /* scores Q K^T and the value product, per head: (sl x dqk) x (dqk x s), (sl x s) x (s x d).
@@ -243,7 +246,9 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     if (!moe) {
         double f = m->ffn_hidden;
         width = f;
-        gemm_s += gemm(gpu, prec, 1, tok, (kf - 1.0) * f / t, h) + gemm(gpu, prec, 1, tok, h, f / t);
+        out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] = gemm(gpu, prec, 1, tok, (kf - 1.0) * f / t, h);
+        out->tp_gemm_s[SAX_TP_GEMM_MLP_OUT] = gemm(gpu, prec, 1, tok, h, f / t);
+        gemm_s += out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] + out->tp_gemm_s[SAX_TP_GEMM_MLP_OUT];
         flops += 2.0 * tok * kf * h * f / t;
         params = (ps.per_layer_attn + ps.per_dense_mlp) / t;
         out->expert_params = 0.0;
@@ -255,6 +260,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
          * (the stage's tokens over its ep x expert-DP groups), each expert receives its share of the
          * ep groups' tokens, and its matrices are split etp ways; per GPU the work stays tok x k / tp
          * tokens' worth. With etp = tp: tok x k x ep / experts tokens per local expert. */
+        const double attn_gemm_s = gemm_s;
         double ef = m->expert_ffn_hidden, k = m->top_k, e = ep, et = etp;
         double local_experts = (double)m->experts / e, group_tok = tok * et / t;
         double per_expert = group_tok * k * e / m->experts;
@@ -265,6 +271,8 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         gemm_s += gemm(gpu, prec, 1, tok, (kf - 1.0) * sh / t, h) + gemm(gpu, prec, 1, tok, h, sh / t);
         flops += 2.0 * tok * kf * h * sh / t;
         gemm_s += gemm(gpu, SAX_PRECISION_BF16, 1, tok, m->experts, h); /* router */
+        out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] = out->tp_gemm_s[SAX_TP_GEMM_MLP_OUT] =
+            0.5 * (gemm_s - attn_gemm_s);
         flops += 2.0 * tok * h * m->experts;
         width = k * ef + sh;
         fc_rows = k * et / t + (m->shared_experts > 0 ? 1.0 : 0.0); /* per token of this GPU's tok */

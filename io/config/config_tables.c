@@ -123,8 +123,10 @@ static const cf_field_t training_fields[] = {
            "TP's all-gathers and reduce-scatters run in pieces inside the GEMMs (`tp_overlap` of them "
            "hidden); false, Megatron-LM's default: the forward's collectives wait, and of the backward's "
            "only the column-parallel layers' gather and scatter hide behind their GEMMs"),
-    QTY_F(sax_training_t, tp_overlap, "tp_overlap", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
-          "with `tp_comm_overlap`, the fraction of TP traffic hidden behind GEMMs"),
+    QTY_F(
+        sax_training_t, tp_overlap, "tp_overlap", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
+        "with `tp_comm_overlap`, the fraction of each TP collective hidden inside the GEMM beside it, as far as that "
+        "GEMM lasts (docs/cost-model.md section 6)"),
     QTY_F(sax_training_t, step_overhead_s, "step_overhead", SAX_UNIT_TIME, 0, false, INF, false, CF_MODEL, 0,
           "what each iteration costs beyond its micro-batches and the optimizer's pass over HBM: the host "
           "synchronising with the GPUs at the step (the gradient norm read back for clipping) and the "
