@@ -242,9 +242,8 @@ static const sax_layout_t *layout_of(sax_scratch_t *sc, const sax_cluster_t *cl,
     return &sc->lay;
 }
 
-/* Word-wise hash: FNV-1a's step over 64-bit words (one multiply a word), avalanched once at the end by
- * memo_slot. */
-static uint64_t mix_word(uint64_t h, uint64_t w) { return (h ^ w) * 0x100000001b3ull; }
+/* Word-wise hash (sax_hash_word), avalanched once at the end by memo_slot. */
+static uint64_t mix_word(uint64_t h, uint64_t w) { return sax_hash_word(h, w); }
 
 static uint64_t mix_double(uint64_t h, double v)
 {

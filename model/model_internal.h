@@ -4,6 +4,8 @@
 
 #include "sax_model.h"
 
+#include <stdint.h>
+
 /* max and min of two numbers that are not NaN, inlined (libm's fmax and fmin are calls). */
 static inline double sax_max(double a, double b) { return a > b ? a : b; }
 
@@ -17,6 +19,17 @@ static inline double sax_min(double a, double b) { return a < b ? a : b; }
 static inline unsigned sax_recompute_modules(const sax_candidate_t *c)
 {
     return c->recompute_modules != 0 ? c->recompute_modules : 1u << SAX_RECOMPUTE_MODULE_CORE_ATTN;
+}
+
+/* One step of the memos' keys (the pipeline's in schedule.c, the collectives' in eval.c): a word in, every
+ * bit of it reaching every bit of the key. A multiply alone carries a difference only upwards, so
+ * words that differ only in their high bits - doubles that differ by a power of two, such as a
+ * pipeline's times and the same halved over two chunks - could cancel out within the top dozen bits
+ * (about one pair in 2,000 collided); the shift brings the high bits back down. */
+static inline uint64_t sax_hash_word(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 31);
 }
 
 /* Bytes per element of what travels and what is stored. */

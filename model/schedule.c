@@ -518,14 +518,13 @@ static bool all_equal(const double *x, int n)
     return true;
 }
 
-/* A word-wise hash of n doubles: FNV-1a's step over 64-bit words (one multiply a word); the caller
- * avalanches the result once (memo_key). */
+/* A word-wise hash of n doubles (sax_hash_word); the caller avalanches the result once (memo_key). */
 static uint64_t hash_doubles(uint64_t h, const double *v, int n)
 {
     for (int i = 0; i < n; i++) {
         uint64_t w;
         memcpy(&w, &v[i], sizeof w);
-        h = (h ^ w) * 0x100000001b3ull;
+        h = sax_hash_word(h, w);
     }
     return h;
 }
