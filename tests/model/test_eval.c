@@ -442,6 +442,21 @@ static void test_iteration_detail(void **state)
     }
 }
 
+/* The dense layer of micro-batch 1 at TP 8 with sequence parallelism, as the evaluation prices it on
+ * this problem's GPU at the pace of the slowest of the 512 GPUs the tests' one-stage candidate runs on
+ * (sax_slowest_of: the peaks and HBM bandwidth divided by it). */
+static sax_layer_cost_t tp8_layer_at_512s_pace(const sax_problem_t *p)
+{
+    const double k = sax_slowest_of(&p->cluster.sites[0].gpu, 512.0);
+    sax_gpu_t slow = p->cluster.sites[0].gpu;
+    slow.peak_flops_bf16 /= k;
+    slow.peak_flops_fp8 /= k;
+    slow.hbm_bw_Bps /= k;
+    sax_layer_cost_t lc;
+    sax_layer_cost(&p->model, &slow, &p->training, 8, 1, 1, 1, 1, true, false, &lc);
+    return lc;
+}
+
 /* TP's collectives as Megatron-LM runs them with sequence parallelism (docs/cost-model.md section 6),
  * counted by hand in all-reduce units (an all-gather and a reduce-scatter of a layer's activations, u):
  * the forward's two gathers and two scatters wait (2u); backward, the projection and FC2 gather their
@@ -475,13 +490,8 @@ static void test_tp_collectives_as_megatron_runs_them(void **state)
      * shows is 2 sum_k max(0, u - g_k) a layer. g_k as the model prices those GEMMs on this GPU at the pace
      * of the slowest of the 512 GPUs; this 70B-class layer's QKV (GQA: 10240 / 8 columns) and projection
      * are short enough that NVLink's gathers outlast them */
-    const double calls = 16.0 * 8.0, k512 = sax_slowest_of(&p.cluster.sites[0].gpu, 512.0);
-    sax_gpu_t slow = p.cluster.sites[0].gpu;
-    slow.peak_flops_bf16 /= k512;
-    slow.peak_flops_fp8 /= k512;
-    slow.hbm_bw_Bps /= k512;
-    sax_layer_cost_t sp_lc;
-    sax_layer_cost(&p.model, &slow, &p.training, 8, 1, 1, 1, 1, true, false, &sp_lc);
+    const double calls = 16.0 * 8.0;
+    const sax_layer_cost_t sp_lc = tp8_layer_at_512s_pace(&p);
     double want_hidden = 0.0, u = u4 / calls / 8.0;
     for (int k = 0; k < 4; k++)
         want_hidden += 2.0 * calls * fmax(0.0, u - sp_lc.tp_gemm_s[k]);
@@ -640,14 +650,8 @@ static void test_tp_collectives_as_dtensor_runs_them(void **state)
     p.training.tp_overlap = 1.0;
     sax_result_t async = fixture_eval(&p, &c);
     assert_true(ref.feasible && async.feasible);
-    const double calls = 16.0 * 8.0, v = ref.breakdown_s[SAX_PHASE_TP] / 4.0 / calls,
-                 k512 = sax_slowest_of(&p.cluster.sites[0].gpu, 512.0);
-    sax_gpu_t slow = p.cluster.sites[0].gpu;
-    slow.peak_flops_bf16 /= k512;
-    slow.peak_flops_fp8 /= k512;
-    slow.hbm_bw_Bps /= k512;
-    sax_layer_cost_t lc;
-    sax_layer_cost(&p.model, &slow, &p.training, 8, 1, 1, 1, 1, true, false, &lc);
+    const double calls = 16.0 * 8.0, v = ref.breakdown_s[SAX_PHASE_TP] / 4.0 / calls;
+    const sax_layer_cost_t lc = tp8_layer_at_512s_pace(&p);
     const double *g = lc.tp_gemm_s;
     double want =
         calls *
