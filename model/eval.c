@@ -533,6 +533,11 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
      * layer's over the experts' TP group, the same as TP's without folding) */
     const double *call = lcm->s;
     const double tp_all = moe ? call[LAYER_TP] + call[LAYER_ETP] : 2.0 * call[LAYER_TP];
+    /* one gather or one scatter beside the attention's GEMMs (QKV, projection) and beside the MLP's */
+    const double half[4] = {[SAX_TP_GEMM_QKV] = 0.5 * call[LAYER_TP],
+                            [SAX_TP_GEMM_PROJ] = 0.5 * call[LAYER_TP],
+                            [SAX_TP_GEMM_MLP_IN] = 0.5 * (moe ? call[LAYER_ETP] : call[LAYER_TP]),
+                            [SAX_TP_GEMM_MLP_OUT] = 0.5 * (moe ? call[LAYER_ETP] : call[LAYER_TP])};
     double tp_f = tp_all, tp_b = tp_all, tp_b_all = tp_all; /* exposed; the backward's in all */
     double tp_f_all = tp_all, tp_ag = 0.0;                  /* the forward's in all; its gathers that show */
     const bool dtensor = c->sequence_parallel && p->training.tp_implementation == SAX_TP_IMPL_DTENSOR;
@@ -548,28 +553,28 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
          * the input gradient of QKV and FC1 is a sum of matrix multiplies, so its reduce-scatter waits. */
         const bool fp8_gather =
             p->training.precision == SAX_PRECISION_FP8 && p->training.fp8_recipe == SAX_FP8_RECIPE_TENSORWISE;
-        const double ag = 0.5 * tp_all * (fp8_gather ? 0.5 : 1.0), rs = 0.5 * tp_all;
+        const double g8 = fp8_gather ? 0.5 : 1.0, ag = 0.5 * tp_all * g8, rs = 0.5 * tp_all;
         const bool async = p->training.tp_comm_overlap;
         tp_f_all = tp_b_all = ag + rs;
         /* forward: the gathers inside QKV and the MLP's first GEMM, the scatters inside the projection and
          * the MLP's second; backward: the row-parallel layers' gathers inside their data-gradient GEMMs */
-        double ag_qkv = async ? unhidden(lc, SAX_TP_GEMM_QKV, 0.5 * ag, p) : 0.5 * ag,
-               ag_mlp = async ? unhidden(lc, SAX_TP_GEMM_MLP_IN, 0.5 * ag, p) : 0.5 * ag;
-        tp_ag = ag_qkv + ag_mlp;
-        tp_f = tp_ag + (async ? unhidden(lc, SAX_TP_GEMM_PROJ, 0.5 * rs, p) +
-                                    unhidden(lc, SAX_TP_GEMM_MLP_OUT, 0.5 * rs, p)
+        tp_ag = async ? unhidden(lc, SAX_TP_GEMM_QKV, g8 * half[SAX_TP_GEMM_QKV], p) +
+                            unhidden(lc, SAX_TP_GEMM_MLP_IN, g8 * half[SAX_TP_GEMM_MLP_IN], p)
+                      : ag;
+        tp_f = tp_ag + (async ? unhidden(lc, SAX_TP_GEMM_PROJ, half[SAX_TP_GEMM_PROJ], p) +
+                                    unhidden(lc, SAX_TP_GEMM_MLP_OUT, half[SAX_TP_GEMM_MLP_OUT], p)
                               : rs);
-        tp_b = (async ? unhidden(lc, SAX_TP_GEMM_PROJ, 0.5 * ag, p) +
-                            unhidden(lc, SAX_TP_GEMM_MLP_OUT, 0.5 * ag, p)
+        tp_b = (async ? unhidden(lc, SAX_TP_GEMM_PROJ, g8 * half[SAX_TP_GEMM_PROJ], p) +
+                            unhidden(lc, SAX_TP_GEMM_MLP_OUT, g8 * half[SAX_TP_GEMM_MLP_OUT], p)
                       : ag) +
                rs;
     } else if (c->sequence_parallel && p->training.tp_comm_overlap) {
         /* --tp-comm-overlap (userbuffers, needs sequence parallelism): the all-gathers and
-         * reduce-scatters run in pieces inside the GEMMs that consume and produce them, a quarter of
-         * the traffic beside each of the four, forward and (their data gradients) backward */
+         * reduce-scatters run in pieces inside the GEMMs that consume and produce them, each beside its
+         * own, forward and (their data gradients) backward */
         tp_f = 0.0;
         for (int k = 0; k < 4; k++)
-            tp_f += unhidden(lc, k, 0.25 * tp_all, p);
+            tp_f += unhidden(lc, k, half[k], p);
         tp_b = tp_f;
     } else if (c->sequence_parallel) {
         /* Megatron-LM's default (megatron/core/tensor_parallel/layers.py, Transformer Engine's Linear

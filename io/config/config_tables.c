@@ -118,11 +118,12 @@ static const cf_field_t training_fields[] = {
            SAX_PRECISION_BF16, "precision of the GEMMs (peak FLOP/s used for time and MFU)"),
     QTY_F(sax_training_t, dp_overlap_efficiency, "dp_overlap_efficiency", SAX_UNIT_NONE, 0, false, 1, false,
           CF_MODEL, 0, "fraction of the backward pass usable to hide data-parallel gradient traffic"),
-    BOOL_F(sax_training_t, tp_comm_overlap, "tp_comm_overlap", 0,
-           "Megatron-LM's --tp-comm-overlap (Transformer Engine's userbuffers, with sequence parallelism): "
-           "TP's all-gathers and reduce-scatters run in pieces inside the GEMMs (`tp_overlap` of them "
-           "hidden); false, Megatron-LM's default: the forward's collectives wait, and of the backward's "
-           "only the column-parallel layers' gather and scatter hide behind their GEMMs"),
+    BOOL_F(
+        sax_training_t, tp_comm_overlap, "tp_comm_overlap", 0,
+        "Megatron-LM's --tp-comm-overlap (Transformer Engine's userbuffers, with sequence parallelism): "
+        "TP's all-gathers and reduce-scatters run in pieces inside the GEMMs beside them (`tp_overlap` of "
+        "each hidden, as far as its GEMM lasts); false, Megatron-LM's default: the forward's collectives wait, and of the backward's "
+        "only the column-parallel layers' gather and scatter hide behind their GEMMs"),
     QTY_F(
         sax_training_t, tp_overlap, "tp_overlap", SAX_UNIT_NONE, 0, false, 1, false, CF_MODEL, 0,
         "with `tp_comm_overlap`, the fraction of each TP collective hidden inside the GEMM beside it, as far as that "

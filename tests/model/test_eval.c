@@ -442,10 +442,11 @@ static void test_iteration_detail(void **state)
     }
 }
 
-/* The dense layer of micro-batch 1 at TP 8 with sequence parallelism, as the evaluation prices it on
- * this problem's GPU at the pace of the slowest of the 512 GPUs the tests' one-stage candidate runs on
- * (sax_slowest_of: the peaks and HBM bandwidth divided by it). */
-static sax_layer_cost_t tp8_layer_at_512s_pace(const sax_problem_t *p)
+/* A layer of micro-batch 1 at TP 8 with sequence parallelism (dense, or MoE over EP 8 with the experts'
+ * TP `etp`), as the evaluation prices it on this problem's GPU at the pace of the slowest of the 512
+ * GPUs the tests' one-stage candidates run on (sax_slowest_of: the peaks and HBM bandwidth divided by
+ * it). */
+static sax_layer_cost_t tp8_layer_at_512s_pace(const sax_problem_t *p, bool moe, int etp)
 {
     const double k = sax_slowest_of(&p->cluster.sites[0].gpu, 512.0);
     sax_gpu_t slow = p->cluster.sites[0].gpu;
@@ -453,7 +454,7 @@ static sax_layer_cost_t tp8_layer_at_512s_pace(const sax_problem_t *p)
     slow.peak_flops_fp8 /= k;
     slow.hbm_bw_Bps /= k;
     sax_layer_cost_t lc;
-    sax_layer_cost(&p->model, &slow, &p->training, 8, 1, 1, 1, 1, true, false, &lc);
+    sax_layer_cost(&p->model, &slow, &p->training, 8, 1, moe ? 8 : 1, etp, 1, true, moe, &lc);
     return lc;
 }
 
@@ -491,7 +492,7 @@ static void test_tp_collectives_as_megatron_runs_them(void **state)
      * of the slowest of the 512 GPUs; this 70B-class layer's QKV (GQA: 10240 / 8 columns) and projection
      * are short enough that NVLink's gathers outlast them */
     const double calls = 16.0 * 8.0;
-    const sax_layer_cost_t sp_lc = tp8_layer_at_512s_pace(&p);
+    const sax_layer_cost_t sp_lc = tp8_layer_at_512s_pace(&p, false, 1);
     double want_hidden = 0.0, u = u4 / calls / 8.0;
     for (int k = 0; k < 4; k++)
         want_hidden += 2.0 * calls * fmax(0.0, u - sp_lc.tp_gemm_s[k]);
@@ -560,6 +561,40 @@ static void test_tp_collectives_as_megatron_runs_them(void **state)
                 a, want, w);
         assert_true(speed == 0 ? a == 0.5 * w : a > 0.5 * w);
     }
+}
+
+/* --tp-comm-overlap in a MoE layer whose experts run without TP (MoE parallel folding, expert TP 1):
+ * the attention's gather and scatter (c/2 each, c = one TP call) sit beside QKV and the projection, and
+ * the MLP has no TP collective to hide. With NVLink 1000 times slower, what shows is 2 [max(0, c/2 -
+ * g_QKV) + max(0, c/2 - g_proj)] a layer and micro-batch (32 x 8 of them), g as the model prices those
+ * GEMMs; dealing the traffic out in equal quarters, half of it behind the long expert GEMMs, would
+ * show less. */
+static void test_tp_overlap_of_a_moe_layer(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model = fixture_moe_model(64, 8, 1408);
+    p.cluster.scale_up.bw_Bps /= 1000.0;
+    sax_candidate_t c = base();
+    c.pp = 1;
+    c.ep = 8;
+    c.etp = 1;
+    assert_true(c.tp == 8 && c.dp == 64 && c.sequence_parallel);
+    p.training.tp_comm_overlap = true;
+    p.training.tp_overlap = 0.0;
+    sax_result_t waits = fixture_eval(&p, &c);
+    p.training.tp_overlap = 1.0;
+    sax_result_t hidden = fixture_eval(&p, &c);
+    assert_true(waits.feasible && hidden.feasible);
+    const double calls = 32.0 * 8.0, call = waits.breakdown_s[SAX_PHASE_TP] / calls / 2.0;
+    const sax_layer_cost_t lc = tp8_layer_at_512s_pace(&p, true, 1);
+    const double want = 2.0 * calls *
+                        (fmax(0.0, call / 2 - lc.tp_gemm_s[SAX_TP_GEMM_QKV]) +
+                         fmax(0.0, call / 2 - lc.tp_gemm_s[SAX_TP_GEMM_PROJ]));
+    assert_true(want > 0.0);
+    if (fabs(hidden.breakdown_s[SAX_PHASE_TP] - want) > 1e-9 * want)
+        fail_msg("MoE, expert TP 1: TP shows %.9g s, expected %.9g s", hidden.breakdown_s[SAX_PHASE_TP],
+                 want);
 }
 
 /* TP as PyTorch DTensor runs it, compiled (training.tp_implementation "dtensor", torchtitan), in units
@@ -651,7 +686,7 @@ static void test_tp_collectives_as_dtensor_runs_them(void **state)
     sax_result_t async = fixture_eval(&p, &c);
     assert_true(ref.feasible && async.feasible);
     const double calls = 16.0 * 8.0, v = ref.breakdown_s[SAX_PHASE_TP] / 4.0 / calls;
-    const sax_layer_cost_t lc = tp8_layer_at_512s_pace(&p);
+    const sax_layer_cost_t lc = tp8_layer_at_512s_pace(&p, false, 1);
     const double *g = lc.tp_gemm_s;
     double want =
         calls *
@@ -1207,6 +1242,7 @@ int main(void)
         cmocka_unit_test(test_two_boundaries_share_a_link),
         cmocka_unit_test(test_iteration_detail),
         cmocka_unit_test(test_tp_collectives_as_megatron_runs_them),
+        cmocka_unit_test(test_tp_overlap_of_a_moe_layer),
         cmocka_unit_test(test_tp_collectives_as_dtensor_runs_them),
         cmocka_unit_test(test_hidden_traffic_slows_compute),
         cmocka_unit_test(test_step_overhead_once_an_iteration),

@@ -138,6 +138,47 @@ static const sax_gpu_t ideal_gpu = {.peak_flops_bf16 = 1e12,
                                     .gemm_eff_half_ai = 1.0,
                                     .mem_eff = 1.0};
 
+/* The four GEMMs beside a layer's TP collectives (tp_gemm_s: what each can hide, docs/cost-model.md
+ * section 6), on the tiny model at the peak (a knee of 1e-12 FLOP/B: every GEMM at 1e12 FLOP/s), 8
+ * tokens: QKV 2 x 8 x 4 x (2 x 2 + 2 x 1 x 2) = 512 FLOP, projection 2 x 8 x (2 x 2) x 4 = 256, FC1
+ * (GELU) 2 x 8 x 16 x 4 = 1024, FC2 2 x 8 x 4 x 16 = 1024; at TP 2 each half. They add up to the
+ * layer's GEMMs. A MoE layer's MLP pair is half its experts', shared experts' and router's GEMMs each. */
+static void test_gemms_beside_tp_collectives_by_hand(void **state)
+{
+    (void)state;
+    sax_gpu_t gpu = ideal_gpu;
+    gpu.gemm_eff_half_ai = 1e-12;
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    static const double want[4] = {[SAX_TP_GEMM_QKV] = 512,
+                                   [SAX_TP_GEMM_PROJ] = 256,
+                                   [SAX_TP_GEMM_MLP_IN] = 1024,
+                                   [SAX_TP_GEMM_MLP_OUT] = 1024};
+    for (int tp = 1; tp <= 2; tp++) {
+        sax_layer_cost_t lc;
+        sax_layer_cost(&tiny, &gpu, &tr, tp, 1, 1, tp, 1, false, false, &lc);
+        double sum = 0.0;
+        for (int k = 0; k < 4; k++) {
+            if (fabs(lc.tp_gemm_s[k] - want[k] / tp * 1e-12) > 1e-9 * want[k] * 1e-12)
+                fail_msg("TP %d, GEMM %d: %.12g s, expected %.12g s", tp, k, lc.tp_gemm_s[k],
+                         want[k] / tp * 1e-12);
+            sum += lc.tp_gemm_s[k];
+        }
+        assert_true(fabs(sum - lc.gemm_s) <= 1e-12 * lc.gemm_s);
+    }
+    sax_model_desc_t moe = tiny;
+    moe.experts = 4;
+    moe.top_k = 2;
+    moe.expert_ffn_hidden = 8;
+    sax_layer_cost_t dense, lc;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &dense);
+    sax_layer_cost(&moe, &gpu, &tr, 1, 1, 2, 1, 1, false, true, &lc);
+    assert_true(lc.tp_gemm_s[SAX_TP_GEMM_QKV] == dense.tp_gemm_s[SAX_TP_GEMM_QKV]);
+    assert_true(lc.tp_gemm_s[SAX_TP_GEMM_PROJ] == dense.tp_gemm_s[SAX_TP_GEMM_PROJ]);
+    assert_true(lc.tp_gemm_s[SAX_TP_GEMM_MLP_IN] == lc.tp_gemm_s[SAX_TP_GEMM_MLP_OUT]);
+    double mlp = lc.gemm_s - dense.tp_gemm_s[SAX_TP_GEMM_QKV] - dense.tp_gemm_s[SAX_TP_GEMM_PROJ];
+    assert_true(mlp > 0.0 && fabs(2.0 * lc.tp_gemm_s[SAX_TP_GEMM_MLP_IN] - mlp) <= 1e-12 * mlp);
+}
+
 /* FP8 as Megatron-LM runs it with Transformer Engine, on the tiny model (h 4, a 2, g 1, head 2, f 16,
  * GELU; s 8, b 1, tp 1: 8 tokens), HBM at 1e9 B/s:
  *   forward casts a token: QKV input transpose 2h = 8, projection input cast + transpose 4ad = 16,
@@ -908,6 +949,7 @@ int main(void)
         cmocka_unit_test(test_public_parameter_totals),
         cmocka_unit_test(test_tiny_model_by_hand),
         cmocka_unit_test(test_layer_flops_by_hand),
+        cmocka_unit_test(test_gemms_beside_tp_collectives_by_hand),
         cmocka_unit_test(test_fp8_casts_and_bf16_attention_by_hand),
         cmocka_unit_test(test_attention_backend_by_hand),
         cmocka_unit_test(test_attention_head_padding_by_hand),
