@@ -511,6 +511,9 @@ static double cp_backward_passes(const sax_problem_t *p, const sax_candidate_t *
     return cp_pytorch(p, c) ? 1.0 + 2.0 * c->cp / (c->cp - 1.0) : 2.0;
 }
 
+/* The column-parallel layers, QKV and the MLP's first: their input gradient is a sum over TP's ranks. */
+static const int column_parallel[2] = {SAX_TP_GEMM_QKV, SAX_TP_GEMM_MLP_IN};
+
 /* What of a TP collective of `comm` seconds shows when it runs in pieces inside GEMM k of the layer
  * (async TP, userbuffers): a GEMM hides at most its own time, and of that training.tp_overlap. */
 static double unhidden(const sax_layer_cost_t *lc, int k, double comm, const sax_problem_t *p)
@@ -580,18 +583,22 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         /* Megatron-LM's default (megatron/core/tensor_parallel/layers.py, Transformer Engine's Linear
          * alike): the forward's gathers and scatters wait. Backward, the row-parallel layers (projection,
          * FC2) gather their output gradient before any GEMM can start (half a direction's traffic, it
-         * waits); the column-parallel ones (QKV, FC1) re-gather their input behind the data-gradient GEMM
-         * and reduce-scatter the input gradient behind the weight-gradient GEMM (a direction's traffic,
-         * hidden behind those GEMMs: about half the backward's, lc->gemm_s). */
-        tp_b = 0.5 * tp_all + sax_max(0.0, tp_all - lc->gemm_s);
+         * waits); the column-parallel ones (QKV, FC1) re-gather their input behind their own
+         * data-gradient GEMM and reduce-scatter the input gradient behind their own weight-gradient GEMM,
+         * each as long as the forward's GEMM beside it (g_k) */
+        tp_b = half[SAX_TP_GEMM_PROJ] + half[SAX_TP_GEMM_MLP_OUT];
+        for (int i = 0; i < 2; i++)
+            tp_b += 2.0 * sax_max(0.0, half[column_parallel[i]] - lc->tp_gemm_s[column_parallel[i]]);
         tp_b_all = 1.5 * tp_all;
     } else if (p->training.async_tensor_model_parallel_allreduce &&
                p->training.tp_implementation == SAX_TP_IMPL_MEGATRON) {
         /* Without sequence parallelism (megatron/core/tensor_parallel/layers.py, allreduce_dgrad; Megatron-LM
          * since 2021-09): the forward's two all-reduces wait; the backward's, of QKV's and FC1's input
-         * gradients, start before those layers' weight-gradient GEMMs and are waited for after them: hidden
-         * behind about half the layer's weight gradients (lc->gemm_s); the row-parallel layers have none */
-        tp_b = sax_max(0.0, tp_all - 0.5 * lc->gemm_s);
+         * gradients, start before those layers' weight-gradient GEMMs and are waited for after them, each
+         * hidden behind its own layer's (g_k); the row-parallel layers have none */
+        tp_b = 0.0;
+        for (int i = 0; i < 2; i++)
+            tp_b += sax_max(0.0, 2.0 * half[column_parallel[i]] - lc->tp_gemm_s[column_parallel[i]]);
     }
     if (!dtensor)
         tp_ag = 0.5 * tp_f; /* the forward's gathers are half its traffic */
