@@ -574,11 +574,16 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
     } else if (c->sequence_parallel && p->training.tp_comm_overlap) {
         /* --tp-comm-overlap (userbuffers, needs sequence parallelism): the all-gathers and
          * reduce-scatters run in pieces inside the GEMMs that consume and produce them, each beside its
-         * own, forward and (their data gradients) backward */
+         * own. Backward, as without it, the row-parallel layers' gathers run inside their data-gradient
+         * GEMMs, and the column-parallel ones re-gather their input inside theirs and scatter the input
+         * gradient inside their weight-gradient GEMMs (Transformer Engine's bulk overlaps) */
         tp_f = 0.0;
         for (int k = 0; k < 4; k++)
             tp_f += unhidden(lc, k, half[k], p);
         tp_b = tp_f;
+        for (int i = 0; i < 2; i++)
+            tp_b += unhidden(lc, column_parallel[i], half[column_parallel[i]], p);
+        tp_b_all = 1.5 * tp_all;
     } else if (c->sequence_parallel) {
         /* Megatron-LM's default (megatron/core/tensor_parallel/layers.py, Transformer Engine's Linear
          * alike): the forward's gathers and scatters wait. Backward, the row-parallel layers (projection,

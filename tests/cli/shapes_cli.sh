@@ -4,7 +4,8 @@
 #  1. tests/data/configs/one-node-8gpu.json: 8 GPUs, one scale-up domain (300 GB/s x 0.8 = 240 GB/s,
 #     3 us), no tiers. Feasible; its exposed TP traffic is 64 all-reduces of S = 8192 x 8192 x 2 B
 #     each (8 micro-batches x 4 layers x 2 forward, no sequence parallelism; the backward's 2 run
-#     behind the weight-gradient GEMMs, Megatron-LM's asynchronous all-reduce), each the ring's
+#     behind QKV's and FC1's weight-gradient GEMMs, each longer than its all-reduce, Megatron-LM's
+#     asynchronous all-reduce), each the ring's
 #     2(n-1)/n x S/B = 978.67 us plus one latency: 0.062827 s (within 0.1 %), within 5 % of the
 #     textbook ring 2(n-1) x 3 us + 2(n-1)/n x S/B (0.065323 s); nothing crosses a site link.
 #  2. the same node with one tier whose unit is the node evaluates to the same iteration.

@@ -50,10 +50,12 @@ static void load(const char *name, sax_config_t *cfg)
  * So the model's all-reduce is 981.67 us (asserted to 0.1 %: only rounding) and the textbook's sum is
  * an upper bound 3.8 % above it: within 5 % of the textbook (its latency term, 14 a = 4.1 % of it, is
  * what NCCL's pipelining hides). Per iteration (no SP) the forward's 2 all-reduces a layer and
- * micro-batch wait; the backward's 2 run behind QKV's and FC1's weight-gradient GEMMs (Megatron-LM's
- * asynchronous all-reduce, the default): half the layer's weight gradients, half of 2 x 8192 tokens x
- * 956.3 M weights / 8 = 1.96 TFLOP, 0.98 TFLOP, take over 3.1 ms even at the A100's peak, against 2 x
- * 0.98 ms: hidden. So 8 x 4 x 2 = 64 all-reduces show. */
+ * micro-batch wait; the backward's 2 run each behind its own layer's weight-gradient GEMM, QKV's and
+ * FC1's (Megatron-LM's asynchronous all-reduce, the default). The attention has all its heads' K and V
+ * (kv_heads 64; a GQA QKV of 8 KV heads, 1280 columns a rank, 0.17 TFLOP, would take 0.55 ms at the
+ * A100's peak, less than its all-reduce): QKV 3 x 8192 / 8 columns, 2 x 8192 x 8192 x 3072 = 0.52
+ * TFLOP, over 1.6 ms even at the peak; FC1 (SwiGLU, 2 x 32768 / 8 columns) 1.1 TFLOP, 3.5 ms: both hide
+ * their 0.98 ms. So 8 x 4 x 2 = 64 all-reduces show. */
 static void test_one_node_tp_all_reduce(void **state)
 {
     (void)state;
