@@ -242,14 +242,12 @@ static const sax_layout_t *layout_of(sax_scratch_t *sc, const sax_cluster_t *cl,
     return &sc->lay;
 }
 
-/* Word-wise hash (sax_hash_word), avalanched once at the end by memo_slot. */
-static uint64_t mix_word(uint64_t h, uint64_t w) { return sax_hash_word(h, w); }
-
+/* Word-wise hash (sax_hash_word) of a double's bits, avalanched once at the end by memo_slot. */
 static uint64_t mix_double(uint64_t h, double v)
 {
     uint64_t w;
     memcpy(&w, &v, sizeof w);
-    return mix_word(h, w);
+    return sax_hash_word(h, w);
 }
 
 /* Everything of the problem and the candidate a collective's time depends on but the group's dimension,
@@ -258,22 +256,23 @@ static uint64_t network_key(const sax_cluster_t *cl, const sax_candidate_t *c)
 {
     uint64_t h = 0x6a09e667f3bcc908ull;
     const sax_scale_up_t *u = &cl->scale_up;
-    h = mix_double(mix_double(mix_double(mix_word(h, (uint64_t)u->size), u->bw_Bps), u->latency_s),
+    h = mix_double(mix_double(mix_double(sax_hash_word(h, (uint64_t)u->size), u->bw_Bps), u->latency_s),
                    u->efficiency);
     h = mix_double(mix_double(h, cl->gpu.hbm_bw_Bps), cl->gpu.mem_eff);
-    h = mix_word(h, (uint64_t)cl->n_tiers);
+    h = sax_hash_word(h, (uint64_t)cl->n_tiers);
     for (int t = 0; t < cl->n_tiers; t++) {
         const sax_tier_t *tr = &cl->tiers[t];
-        h = mix_double(mix_double(mix_double(mix_word(h, (uint64_t)tr->gpus), tr->bw_Bps), tr->latency_s),
-                       tr->oversubscription * 1e3 + tr->efficiency);
+        h = mix_double(
+            mix_double(mix_double(sax_hash_word(h, (uint64_t)tr->gpus), tr->bw_Bps), tr->latency_s),
+            tr->oversubscription * 1e3 + tr->efficiency);
     }
-    h = mix_word(h, (uint64_t)cl->n_sites);
+    h = sax_hash_word(h, (uint64_t)cl->n_sites);
     for (int i = 0; i < cl->n_sites; i++)
-        h = mix_word(h, (uint64_t)cl->sites[i].gpus);
-    h = mix_word(h, (uint64_t)cl->n_links);
+        h = sax_hash_word(h, (uint64_t)cl->sites[i].gpus);
+    h = sax_hash_word(h, (uint64_t)cl->n_links);
     for (int i = 0; i < cl->n_links; i++) {
         const sax_site_link_t *l = &cl->links[i];
-        h = mix_word(h, (uint64_t)(l->a * 64 + l->b) << 1 | (uint64_t)l->tcp_delayed_ack);
+        h = sax_hash_word(h, (uint64_t)(l->a * 64 + l->b) << 1 | (uint64_t)l->tcp_delayed_ack);
         const double q[] = {l->bw_Bps,
                             l->latency_s,
                             l->loss,
@@ -292,9 +291,9 @@ static uint64_t network_key(const sax_cluster_t *cl, const sax_candidate_t *c)
                              c->buffer_bytes, c->p2p_chunk_bytes,
                              c->p2p_channels};
     for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++)
-        h = mix_word(h, (uint64_t)(uint32_t)knobs[k]);
+        h = sax_hash_word(h, (uint64_t)(uint32_t)knobs[k]);
     for (int i = 0; i < c->n_order; i++)
-        h = mix_word(h, (uint64_t)c->order[i]);
+        h = sax_hash_word(h, (uint64_t)c->order[i]);
     return h;
 }
 
@@ -311,11 +310,11 @@ static sax_coll_memo_t *memo_slot(coll_memo_t *memo, uint64_t what, bool xsite, 
 {
     if (memo->sc == NULL)
         return NULL;
-    uint64_t h = mix_double(mix_double(mix_word(memo->net, what), bytes), elem);
+    uint64_t h = mix_double(mix_double(sax_hash_word(memo->net, what), bytes), elem);
     if (xsite)
-        h = mix_word(h, memo->site);
+        h = sax_hash_word(h, memo->site);
     if (alg >= 0)
-        h = mix_word(h, (uint64_t)alg);
+        h = sax_hash_word(h, (uint64_t)alg);
     h ^= h >> 31; /* splitmix64's finaliser */
     h *= 0xbf58476d1ce4e5b9ull;
     h ^= h >> 29;
