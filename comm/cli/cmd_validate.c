@@ -36,6 +36,57 @@ static bool memory_refusal(const sax_case_t *cs, const sax_result_t *r, sax_scra
     return false;
 }
 
+/* The errors of a group of cases (a family, a range of job sizes). */
+typedef struct {
+    int cases, infeasible;
+    double abs_sum, signed_sum, worst;
+} err_group_t;
+
+static void group_add(err_group_t *g, double err_pct)
+{
+    g->cases++;
+    if (isnan(err_pct)) {
+        g->infeasible++;
+        return;
+    }
+    g->abs_sum += fabs(err_pct);
+    g->signed_sum += err_pct;
+    g->worst = fmax(g->worst, fabs(err_pct));
+}
+
+/* One row of a group table: a JSON object after `key`'s value (printed by the caller), or a text line
+ * after its label. */
+static void group_print(const err_group_t *g, bool json)
+{
+    int k = g->cases - g->infeasible;
+    if (json) {
+        printf(", \"cases\": %d, \"infeasible\": %d, \"mean_abs_error_pct\": ", g->cases, g->infeasible);
+        cli_print_json_number(stdout, k > 0 ? g->abs_sum / k : NAN);
+        printf(", \"max_abs_error_pct\": ");
+        cli_print_json_number(stdout, k > 0 ? g->worst : NAN);
+        printf(", \"mean_error_pct\": ");
+        cli_print_json_number(stdout, k > 0 ? g->signed_sum / k : NAN);
+        printf("}");
+    } else if (k > 0) {
+        printf(" %6d %11d %9.2f %9.2f %+9.2f\n", g->cases, g->infeasible, g->abs_sum / k, g->worst,
+               g->signed_sum / k);
+    } else { /* every case of the group infeasible: no error to average */
+        printf(" %6d %11d %9s %9s %9s\n", g->cases, g->infeasible, "-", "-", "-");
+    }
+}
+
+/* Job sizes the residuals are grouped by, in GPUs: a node, a few racks, a pod, a building, more. */
+static const long scale_upper[] = {8, 64, 512, 4096, 0}; /* 0: no upper bound */
+enum { N_SCALES = sizeof scale_upper / sizeof scale_upper[0] };
+
+static int scale_of(long gpus)
+{
+    int b = 0;
+    while (scale_upper[b] != 0 && gpus > scale_upper[b])
+        b++;
+    return b;
+}
+
 static int run(int argc, char **argv)
 {
     const char *path = NULL;
@@ -71,7 +122,10 @@ static int run(int argc, char **argv)
     double sum = 0.0, signed_sum = 0.0, worst = 0.0;
     int counted = 0, failed = 0;
     double *errs = malloc(sizeof *errs * (size_t)(n > 0 ? n : 1)); /* signed error %, NAN when infeasible */
-    if (errs == NULL) {
+    long *gpus = malloc(sizeof *gpus * (size_t)(n > 0 ? n : 1));   /* the GPUs each job uses */
+    if (errs == NULL || gpus == NULL) {
+        free(errs);
+        free(gpus);
         free(scratch);
         sax_dataset_free(cases, n);
         fprintf(stderr, "sax validate: out of memory\n");
@@ -87,6 +141,8 @@ static int run(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         sax_result_t r = {0};
         const sax_config_t *cfg = &cases[i].config;
+        const sax_candidate_t *cand = &cfg->candidate;
+        gpus[i] = (long)cand->tp * cand->pp * cand->dp * cand->cp;
         st = sax_model_eval(&cfg->problem, &cfg->candidate, scratch, &r);
         sax_memory_assumption_t as;
         const sax_memory_assumption_t *assumed = NULL;
@@ -115,7 +171,7 @@ static int run(int argc, char **argv)
             cli_print_json_string(stdout, cases[i].name);
             printf(", \"family\": ");
             cli_print_json_string(stdout, cases[i].family);
-            printf(", \"measured_s\": ");
+            printf(", \"gpus\": %ld, \"measured_s\": ", gpus[i]);
             cli_print_json_number(stdout, cases[i].measured_s);
             printf(", \"predicted_s\": ");
             cli_print_json_number(stdout, feasible ? predicted : NAN);
@@ -187,39 +243,50 @@ static int run(int argc, char **argv)
             seen = strcmp(cases[j].family, cases[i].family) == 0;
         if (seen)
             continue;
-        int k = 0, bad = 0;
-        double fsum = 0.0, fsigned = 0.0, fmaxe = 0.0;
+        err_group_t g = {0};
         for (int j = i; j < n; j++)
-            if (strcmp(cases[j].family, cases[i].family) == 0) {
-                if (isnan(errs[j])) {
-                    bad++;
-                    continue;
-                }
-                fsum += fabs(errs[j]);
-                fsigned += errs[j];
-                fmaxe = fmax(fmaxe, fabs(errs[j]));
-                k++;
-            }
-        const char *fam = cases[i].family[0] != '\0' ? cases[i].family : "(no family)";
+            if (strcmp(cases[j].family, cases[i].family) == 0)
+                group_add(&g, errs[j]);
         if (json) {
             printf("%s{\"family\": ", shown++ ? ", " : "");
             cli_print_json_string(stdout, cases[i].family);
-            printf(", \"cases\": %d, \"infeasible\": %d, \"mean_abs_error_pct\": ", k + bad, bad);
-            cli_print_json_number(stdout, k > 0 ? fsum / k : NAN);
-            printf(", \"max_abs_error_pct\": ");
-            cli_print_json_number(stdout, k > 0 ? fmaxe : NAN);
-            printf(", \"mean_error_pct\": ");
-            cli_print_json_number(stdout, k > 0 ? fsigned / k : NAN);
-            printf("}");
-        } else if (k > 0) {
-            printf("%-28.28s %6d %11d %9.2f %9.2f %+9.2f\n", fam, k + bad, bad, fsum / k, fmaxe, fsigned / k);
-        } else { /* every case of the family infeasible: no error to average */
-            printf("%-28.28s %6d %11d %9s %9s %9s\n", fam, k + bad, bad, "-", "-", "-");
+        } else
+            printf("%-28.28s", cases[i].family[0] != '\0' ? cases[i].family : "(no family)");
+        group_print(&g, json);
+    }
+    /* per job size: whether the error grows with the GPUs a run uses */
+    err_group_t by_scale[N_SCALES] = {{0}};
+    for (int i = 0; i < n; i++)
+        group_add(&by_scale[scale_of(gpus[i])], errs[i]);
+    if (json)
+        printf("], \"by_gpus\": [");
+    else
+        printf("\n%-28s %6s %11s %9s %9s %9s\n", "GPUs", "cases", "infeasible", "mean %", "max %",
+               "signed %");
+    for (int b = 0, shown = 0; b < N_SCALES; b++) {
+        if (by_scale[b].cases == 0)
+            continue;
+        long lo = b > 0 ? scale_upper[b - 1] + 1 : 1, hi = scale_upper[b];
+        if (json) {
+            printf("%s{\"gpus_min\": %ld, \"gpus_max\": ", shown++ ? ", " : "", lo);
+            if (hi > 0)
+                printf("%ld", hi);
+            else
+                printf("null");
+        } else {
+            char label[48];
+            if (hi > 0)
+                snprintf(label, sizeof label, "%ld-%ld", lo, hi);
+            else
+                snprintf(label, sizeof label, "%ld or more", lo);
+            printf("%-28s", label);
         }
+        group_print(&by_scale[b], json);
     }
     if (json)
         printf("]}\n");
     free(errs);
+    free(gpus);
     free(scratch);
     sax_dataset_free(cases, n);
     return failed > 0 ? 1 : 0;
@@ -235,8 +302,9 @@ const sax_command_t sax_command_validate = {
         "tests/data/validation/published-runs.json: {\"cases\": [{\"name\", \"config\",\n"
         "\"measured\": {\"iteration_time_s\"}}]}) and prints, per case, the measured and predicted\n"
         "iteration time and the signed error, then the mean and maximum absolute percentage error and\n"
-        "the mean signed one (its bias: negative when sax is too fast), overall and per family (each\n"
-        "case's optional \"family\": the source it comes from).\n"
+        "the mean signed one (its bias: negative when sax is too fast), overall, per family (each\n"
+        "case's optional \"family\": the source it comes from) and per job size (the GPUs a run uses:\n"
+        "up to 8, 9-64, 65-512, 513-4096, more), which shows whether the error grows with scale.\n"
         "A measured run fitted in its GPUs' memory: when sax's defaults overfill them, the settings that trade time for\n"
         "memory which the case's config leaves unstated (training.grad_reduce_dtype, optimizer_moments_dtype,\n"
         "master_weights, ...) are assumed at the values that make it fit changing the fewest, the fastest\n"
@@ -244,13 +312,14 @@ const sax_command_t sax_command_validate = {
         "for memory, its fullest GPU and the fastest single setting that would make it fit (`sax eval\n"
         "CONFIG` lists them all; docs/decisions.md).\n\n"
         "options:\n"
-        "  --json   one JSON object: {\"cases\": [{name, family, measured_s, predicted_s, error_pct,\n"
+        "  --json   one JSON object: {\"cases\": [{name, family, gpus, measured_s, predicted_s, error_pct,\n"
         "           feasible, assumed (null, or {settings: {key: value}, default_memory_per_gpu_bytes,\n"
         "           memory_per_gpu_bytes}), infeasible_reason, and for a refused case\n"
         "           infeasible_detail: [the check it fails], a list as sax eval --json gives it}],\n"
         "           cases_evaluated, cases_infeasible, cases_assumed, mean_abs_error_pct, max_abs_error_pct,\n"
         "           mean_error_pct (signed), \"families\": [{family, cases, infeasible, mean_abs_error_pct,\n"
-        "           max_abs_error_pct, mean_error_pct}]}\n\n"
+        "           max_abs_error_pct, mean_error_pct}], \"by_gpus\": [{gpus_min, gpus_max (null: no\n"
+        "           bound), cases, infeasible, mean_abs_error_pct, max_abs_error_pct, mean_error_pct}]}\n\n"
         "exit status: 0 every case evaluated; 1 a case was infeasible under the model;\n"
         "             2 the dataset is malformed (the message names the file and JSON path)\n",
     .needs_mpi = false,
