@@ -54,8 +54,8 @@ static void group_add(err_group_t *g, double err_pct)
     g->worst = fmax(g->worst, fabs(err_pct));
 }
 
-/* One row of a group table: a JSON object after `key`'s value (printed by the caller), or a text line
- * after its label. */
+/* One row of a group table: the rest of a JSON object whose first key the caller printed, or the rest
+ * of a text line after its label. */
 static void group_print(const err_group_t *g, bool json)
 {
     int k = g->cases - g->infeasible;
@@ -73,6 +73,12 @@ static void group_print(const err_group_t *g, bool json)
     } else { /* every case of the group infeasible: no error to average */
         printf(" %6d %11d %9s %9s %9s\n", g->cases, g->infeasible, "-", "-", "-");
     }
+}
+
+/* The heading of a group table's text form. */
+static void group_heading(const char *label)
+{
+    printf("\n%-28s %6s %11s %9s %9s %9s\n", label, "cases", "infeasible", "mean %", "max %", "signed %");
 }
 
 /* Job sizes the residuals are grouped by, in GPUs: a node, a few racks, a pod, a building, more. */
@@ -141,9 +147,8 @@ static int run(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         sax_result_t r = {0};
         const sax_config_t *cfg = &cases[i].config;
-        const sax_candidate_t *cand = &cfg->candidate;
-        gpus[i] = (long)cand->tp * cand->pp * cand->dp * cand->cp;
         st = sax_model_eval(&cfg->problem, &cfg->candidate, scratch, &r);
+        gpus[i] = r.gpus_used; /* tp x cp x pp x dp, set before any refusal */
         sax_memory_assumption_t as;
         const sax_memory_assumption_t *assumed = NULL;
         char why[600] = "";
@@ -233,8 +238,7 @@ static int run(int argc, char **argv)
         printf(
             "; mean absolute error %.2f %%, max %.2f %%, mean signed error %+.2f %% (negative: sax too fast)\n",
             mean, worst, counted > 0 ? signed_sum / counted : NAN);
-        printf("\n%-28s %6s %11s %9s %9s %9s\n", "family", "cases", "infeasible", "mean %", "max %",
-               "signed %");
+        group_heading("family");
     }
     /* per family, in the order of first appearance */
     for (int i = 0, shown = 0; i < n; i++) {
@@ -261,8 +265,7 @@ static int run(int argc, char **argv)
     if (json)
         printf("], \"by_gpus\": [");
     else
-        printf("\n%-28s %6s %11s %9s %9s %9s\n", "GPUs", "cases", "infeasible", "mean %", "max %",
-               "signed %");
+        group_heading("GPUs");
     for (int b = 0, shown = 0; b < N_SCALES; b++) {
         if (by_scale[b].cases == 0)
             continue;
