@@ -8,7 +8,7 @@
  * docs/calibration.md). The same shape of curve is used by roofline-style models such as Calculon's
  * size-keyed efficiency tables; ours is a closed form so that it can be fitted by linear least squares.
  */
-#include "sax_model.h"
+#include "model_internal.h"
 
 #include <math.h>
 
@@ -58,7 +58,21 @@ double sax_slowest_of(const sax_gpu_t *gpu, double n)
     return 1.0 + gpu->speed_cv * (max_of_normals[i] + (max_of_normals[i + 1] - max_of_normals[i]) * (k - i));
 }
 
+/* No GEMM runs faster than HBM moves its operands in and its result out, each once, at the fraction
+ * of the bandwidth memory-bound kernels reach: the roofline's memory side (Williams, Waterman and
+ * Patterson, CACM 2009). It binds where one dimension is narrow, below the ridge point (about 300
+ * FLOP/B on an H100 in BF16): a key or value projection of a few heads at high TP, an expert that
+ * receives few tokens. FP8 reads 1 B an element and writes its result in BF16. */
+double sax_gemm_memory_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec)
+{
+    double bw = gpu->hbm_bw_Bps * gpu->mem_eff;
+    if (!(bw > 0.0))
+        return 0.0;
+    return (element_bytes(prec) * (m * k + k * n) + 2.0 * m * n) / bw;
+}
+
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec)
 {
-    return 2.0 * m * n * k / (sax_gpu_peak_flops(gpu, prec) * sax_gemm_efficiency(gpu, m, n, k, prec));
+    double math = 2.0 * m * n * k / (sax_gpu_peak_flops(gpu, prec) * sax_gemm_efficiency(gpu, m, n, k, prec));
+    return sax_max(math, sax_gemm_memory_s(gpu, m, n, k, prec));
 }

@@ -551,6 +551,9 @@ sax_status_t sax_model_eval(const sax_problem_t *p, const sax_candidate_t *c, sa
 double sax_gemm_intensity(double m, double n, double k, sax_precision_t prec);
 double sax_gemm_efficiency(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gemm_efficiency_ai(const sax_gpu_t *gpu, double ai, sax_precision_t prec);
+/* time     = max(that, (bytes_in * (mk + kn) + 2 mn) / (hbm_bw * mem_eff)): no faster than HBM moves
+ *            its operands and result once (sax_gemm_memory_s, 0 without a bandwidth) */
+double sax_gemm_memory_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gemm_time_s(const sax_gpu_t *gpu, double m, double n, double k, sax_precision_t prec);
 double sax_gpu_peak_flops(const sax_gpu_t *gpu, sax_precision_t prec);
 /* How much slower than the typical GPU the slowest of n GPUs of this type is expected to run, the pace

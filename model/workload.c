@@ -187,8 +187,15 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
 
     /* attention projections */
     out->mla_up_s = 0.0;
+    /* torchtitan's models, which PyTorch DTensor's TP runs (training.tp_implementation "dtensor"), keep
+     * the query, key and value projections and the FFN's gate and up projections as separate nn.Linear
+     * (wq, wk, wv; w1, w3): at high TP the key and value GEMMs are narrow (a GQA model's 8 KV heads at TP 8:
+     * 128 columns) and wait on their bytes. Megatron-LM fuses each into one GEMM (linear_qkv, linear_fc1). */
+    const bool unfused = tr->tp_implementation == SAX_TP_IMPL_DTENSOR;
     if (!is_mla(m)) {
-        out->tp_gemm_s[SAX_TP_GEMM_QKV] = gemm(gpu, prec, 1, tok, (a * d + 2.0 * g * d) / t, h);
+        out->tp_gemm_s[SAX_TP_GEMM_QKV] =
+            unfused ? gemm(gpu, prec, 1, tok, a * d / t, h) + gemm(gpu, prec, 2, tok, g * d / t, h)
+                    : gemm(gpu, prec, 1, tok, (a * d + 2.0 * g * d) / t, h);
         gemm_s += out->tp_gemm_s[SAX_TP_GEMM_QKV];
         flops += 2.0 * tok * h * (a * d + 2.0 * g * d) / t;
     } else {
@@ -246,7 +253,8 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     if (!moe) {
         double f = m->ffn_hidden;
         width = f;
-        out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] = gemm(gpu, prec, 1, tok, (kf - 1.0) * f / t, h);
+        out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] = unfused ? gemm(gpu, prec, kf - 1.0, tok, f / t, h)
+                                                     : gemm(gpu, prec, 1, tok, (kf - 1.0) * f / t, h);
         out->tp_gemm_s[SAX_TP_GEMM_MLP_OUT] = gemm(gpu, prec, 1, tok, h, f / t);
         gemm_s += out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] + out->tp_gemm_s[SAX_TP_GEMM_MLP_OUT];
         flops += 2.0 * tok * kf * h * f / t;

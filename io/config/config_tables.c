@@ -175,7 +175,9 @@ static const cf_field_t training_fields[] = {
         "reduce-scatter of the QKV and FC1 input gradients, a sum of matrix multiplies), and the Float8 "
         "tensorwise recipe gathers in FP8 (torchao's Float8ColwiseParallel; docs/cost-model.md section 6); "
         "without sequence parallelism Megatron's backward all-reduces run behind the weight gradients "
-        "(`async_tensor_model_parallel_allreduce`), DTensor's wait"),
+        "(`async_tensor_model_parallel_allreduce`), DTensor's wait; `dtensor` also prices torchtitan's "
+        "query, key and value projections and SwiGLU gate and up projections as the separate GEMMs they "
+        "are (wq, wk, wv; w1, w3), where Megatron-LM fuses each set (docs/cost-model.md section 2)"),
     ENUM_F(
         sax_training_t, cp_implementation, "cp_implementation", sax_cp_impl_names, SAX_CP_IMPL_COUNT,
         CF_DEFAULT, SAX_CP_IMPL_MEGATRON,

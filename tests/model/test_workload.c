@@ -142,12 +142,14 @@ static const sax_gpu_t ideal_gpu = {.peak_flops_bf16 = 1e12,
  * section 6), on the tiny model at the peak (a knee of 1e-12 FLOP/B: every GEMM at 1e12 FLOP/s), 8
  * tokens: QKV 2 x 8 x 4 x (2 x 2 + 2 x 1 x 2) = 512 FLOP, projection 2 x 8 x (2 x 2) x 4 = 256, FC1
  * (GELU) 2 x 8 x 16 x 4 = 1024, FC2 2 x 8 x 4 x 16 = 1024; at TP 2 each half. They add up to the
- * layer's GEMMs. A MoE layer's MLP pair is half its experts', shared experts' and router's GEMMs each. */
+ * layer's GEMMs. A MoE layer's MLP pair is half its experts', shared experts' and router's GEMMs each.
+ * HBM without a limit: no GEMM waits on its bytes (that floor: test_gemm_efficiency_curve). */
 static void test_gemms_beside_tp_collectives_by_hand(void **state)
 {
     (void)state;
     sax_gpu_t gpu = ideal_gpu;
     gpu.gemm_eff_half_ai = 1e-12;
+    gpu.hbm_bw_Bps = INFINITY;
     sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
     static const double want[4] = {[SAX_TP_GEMM_QKV] = 512,
                                    [SAX_TP_GEMM_PROJ] = 256,
@@ -202,7 +204,13 @@ static void test_fp8_casts_and_bf16_attention_by_hand(void **state)
     assert_within(f8.elem_bwd_s - bf.elem_bwd_s, 768e-9, 1e-9);
     assert_true(f8.attn_s == bf.attn_s && f8.attn_bwd_s == bf.attn_bwd_s);
     assert_true(f8dpa.attn_s < 0.6 * bf.attn_s);
-    assert_true(f8.gemm_s < 0.6 * bf.gemm_s); /* the linear layers do run at the fp8 peak */
+    /* the linear layers do run at the fp8 peak, where their bytes do not hold them back */
+    gpu.hbm_bw_Bps = INFINITY;
+    tr.precision = SAX_PRECISION_BF16;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &bf);
+    tr.precision = SAX_PRECISION_FP8;
+    sax_layer_cost(&tiny, &gpu, &tr, 1, 1, 1, 1, 1, false, false, &f8);
+    assert_true(f8.gemm_s < 0.6 * bf.gemm_s);
 }
 
 /* The fp8 recipes' casts beyond delayed scaling's, on the tiny model (h 4, a 2, g 1, head 2, f 16, GELU:
@@ -423,7 +431,10 @@ static const sax_gpu_t flat_gpu = {.peak_flops_bf16 = 1e12,
  * rotary key k_pe it takes as input (1 element, 2 B): 30 B a token, 120 B. With tp 2 the heads split:
  * Q, K, V 16 B a token, k_pe still whole: 14 B a token, 56 B.
  * Recomputed in the backward: the Q up-projection 2 x 4 tokens x (2 x 3) x 4 = 192 FLOP and the KV one
- * 2 x 4 x (2 x 2 x 2) x 2 = 128 FLOP: 320 FLOP at 1e12 FLOP/s = 320 ps (tp 2: 160 ps). */
+ * 2 x 4 x (2 x 2 x 2) x 2 = 128 FLOP: 320 FLOP at 1e12 FLOP/s = 320 ps (tp 2: 160 ps) with HBM
+ * without a limit; at 1e9 B/s their bytes bind, 2 B an element of the input, the weights and the
+ * output, once: Q 2 (4 x 4 + 4 x 6 + 4 x 6) = 128 B, KV 2 (4 x 2 + 2 x 8 + 4 x 8) = 112 B, 240 ns
+ * (tp 2: 2 (16 + 12 + 12) + 2 (8 + 8 + 16) = 144 B, 144 ns). */
 static void test_mla_up_proj_by_hand(void **state)
 {
     (void)state;
@@ -445,10 +456,16 @@ static void test_mla_up_proj_by_hand(void **state)
     sax_layer_cost(&mla, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
     assert_within(lc.act_bytes, 704.0, 1e-12);
     assert_within(lc.act_mla_up_bytes, 120.0, 1e-12);
-    assert_within(lc.mla_up_s, 320e-12, 1e-9);
+    assert_within(lc.mla_up_s, 240e-9, 1e-9);
     assert_true(lc.act_moe_act_bytes == 0.0 && lc.moe_act_s == 0.0); /* a dense layer */
     sax_layer_cost(&mla, &flat_gpu, &tr, 2, 1, 1, 2, 1, true, false, &lc);
     assert_within(lc.act_mla_up_bytes, 56.0, 1e-12);
+    assert_within(lc.mla_up_s, 144e-9, 1e-9);
+    sax_gpu_t unbound = flat_gpu;
+    unbound.hbm_bw_Bps = INFINITY;
+    sax_layer_cost(&mla, &unbound, &tr, 1, 1, 1, 1, 1, false, false, &lc);
+    assert_within(lc.mla_up_s, 320e-12, 1e-9);
+    sax_layer_cost(&mla, &unbound, &tr, 2, 1, 1, 2, 1, true, false, &lc);
     assert_within(lc.mla_up_s, 160e-12, 1e-9);
     /* DeepSeek-V3 (128 heads, d 128, rope 64): 2 x (128 x (2 x 192 + 128) - 64) = 130,944 B a token,
      * x 4096 tokens = 536,346,624 B a layer and micro-batch at tp 1 */
@@ -457,6 +474,45 @@ static void test_mla_up_proj_by_hand(void **state)
     /* no MLA, nothing to free */
     sax_layer_cost(&tiny, &flat_gpu, &tr, 1, 1, 1, 1, 1, false, false, &lc);
     assert_true(lc.act_mla_up_bytes == 0.0 && lc.mla_up_s == 0.0);
+}
+
+/* torchtitan's separate projections (tp_implementation "dtensor": wq, wk, wv; w1, w3) against
+ * Megatron-LM's fused ones, on the tiny model (h 4, a 2, g 1, head 2; 8 tokens, tp 1) where every GEMM
+ * waits on its bytes (flat_gpu: 1e12 FLOP/s, 1e9 B/s; 2 B an element of the input, the weights and the
+ * output):
+ *   fused QKV, 8 x 8 by 4: 2 (8 x 4 + 4 x 8 + 8 x 8) = 256 B, 256 ns;
+ *   wq 8 x 4 by 4: 2 (32 + 16 + 32) = 160 B; wk and wv 8 x 2 by 4: 2 (32 + 8 + 16) = 112 B each: 384 ns;
+ *   SwiGLU (f 16): fused FC1 8 x 32 by 4: 2 (32 + 128 + 256) = 832 B; w1 and w3 8 x 16 by 4:
+ *   2 x 2 (32 + 64 + 128) = 896 B. A GELU FFN has one input GEMM either way (8 x 16: 448 B).
+ * At tp 2 the heads split: fused 8 x 4: 2 (32 + 16 + 32) = 160 B; wq 8 x 2 and wk, wv 8 x 1:
+ * 2 (32 + 8 + 16) + 2 x 2 (32 + 4 + 8) = 112 + 176 = 288 B. The FLOPs are the same. */
+static void test_torchtitan_projections_by_hand(void **state)
+{
+    (void)state;
+    sax_training_t tr = {.global_batch = 1, .precision = SAX_PRECISION_BF16, .flash_attention = true};
+    sax_model_desc_t swiglu = tiny;
+    swiglu.ffn_act = SAX_FFN_SWIGLU;
+    const struct {
+        const sax_model_desc_t *m;
+        int tp;
+        double qkv_megatron, qkv_dtensor, fc1_megatron, fc1_dtensor; /* ns */
+    } cases[] = {
+        {&tiny, 1, 256, 384, 448, 448},
+        {&swiglu, 1, 256, 384, 832, 896},
+        {&tiny, 2, 160, 288, 2 * (32 + 32 + 64), 2 * (32 + 32 + 64)},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sax_layer_cost_t meg, dt;
+        tr.tp_implementation = SAX_TP_IMPL_MEGATRON;
+        sax_layer_cost(cases[i].m, &flat_gpu, &tr, cases[i].tp, 1, 1, cases[i].tp, 1, false, false, &meg);
+        tr.tp_implementation = SAX_TP_IMPL_DTENSOR;
+        sax_layer_cost(cases[i].m, &flat_gpu, &tr, cases[i].tp, 1, 1, cases[i].tp, 1, false, false, &dt);
+        assert_within(meg.tp_gemm_s[SAX_TP_GEMM_QKV], cases[i].qkv_megatron * 1e-9, 1e-12);
+        assert_within(dt.tp_gemm_s[SAX_TP_GEMM_QKV], cases[i].qkv_dtensor * 1e-9, 1e-12);
+        assert_within(meg.tp_gemm_s[SAX_TP_GEMM_MLP_IN], cases[i].fc1_megatron * 1e-9, 1e-12);
+        assert_within(dt.tp_gemm_s[SAX_TP_GEMM_MLP_IN], cases[i].fc1_dtensor * 1e-9, 1e-12);
+        assert_true(dt.flops == meg.flops);
+    }
 }
 
 /* The tiny model with `experts` routed experts of width 6, top 2, SwiGLU, no shared expert. */
@@ -819,6 +875,57 @@ static void test_gemm_efficiency_curve(void **state)
     gpu.gemm_eff_max_fp8 = 0.45;
     assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_FP8), 2e9 / (2e12 * 0.3), 1e-12);
     assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 2e9 / 0.45e12, 1e-12);
+    /* No faster than HBM moves the operands and the result once. At 1e9 B/s x 0.5: the cube's 3 x 1e6
+     * elements of 2 B take 6e6 / 5e8 = 12 ms, above its 4.44 ms of arithmetic; under fp8 the inputs
+     * take 1 B an element and the result 2: 4e6 / 5e8 = 8 ms. A GEMM 1000 x 10 x 1000 (20 MFLOP, 0.78 ms
+     * of arithmetic at its intensity 9.8: 0.9 x 9.8 / (9.8 + 333.3) = 0.0257 of the peak) moves
+     * 2 (1e6 + 1e4 + 1e4) = 2.04e6 B: 4.08 ms. */
+    gpu.hbm_bw_Bps = 1e9;
+    gpu.mem_eff = 0.5;
+    assert_within(sax_gemm_memory_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 12e-3, 1e-12);
+    assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 12e-3, 1e-12);
+    assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_FP8), 8e-3, 1e-12);
+    assert_within(sax_gemm_time_s(&gpu, 1000, 10, 1000, SAX_PRECISION_BF16), 4.08e-3, 1e-12);
+    /* with HBM 1e6 times faster the arithmetic binds again */
+    gpu.hbm_bw_Bps = 1e15;
+    assert_within(sax_gemm_time_s(&gpu, 1000, 1000, 1000, SAX_PRECISION_BF16), 2e9 / 0.45e12, 1e-12);
+}
+
+/* Properties of a GEMM's time over a grid of shapes (1 to 2^17 in each dimension, powers of 4), both
+ * precisions and an H100's parameters: a larger GEMM never runs faster, a slower HBM or a lower peak
+ * never makes one faster, and the time is never below either bound, the FLOPs at the peak or the bytes
+ * at the full bandwidth. */
+static void test_gemm_time_properties(void **state)
+{
+    (void)state;
+    const sax_gpu_t h100 = {.peak_flops_bf16 = 989e12,
+                            .peak_flops_fp8 = 1979e12,
+                            .hbm_bw_Bps = 3.35e12,
+                            .gemm_eff_max = 0.67,
+                            .gemm_eff_half_ai = 5.3,
+                            .gemm_eff_max_fp8 = 0.52,
+                            .mem_eff = 0.6};
+    for (int p = 0; p < 2; p++) {
+        const sax_precision_t prec = p ? SAX_PRECISION_FP8 : SAX_PRECISION_BF16;
+        const double in = p ? 1.0 : 2.0;
+        for (double m = 1; m <= 131072; m *= 4)
+            for (double n = 1; n <= 131072; n *= 4)
+                for (double k = 1; k <= 131072; k *= 4) {
+                    const double t = sax_gemm_time_s(&h100, m, n, k, prec);
+                    assert_true(t >= 2.0 * m * n * k / sax_gpu_peak_flops(&h100, prec) * (1.0 - 1e-12));
+                    assert_true(t >= (in * (m * k + k * n) + 2.0 * m * n) / h100.hbm_bw_Bps * (1.0 - 1e-12));
+                    assert_true(sax_gemm_time_s(&h100, 2 * m, n, k, prec) >= t);
+                    assert_true(sax_gemm_time_s(&h100, m, 2 * n, k, prec) >= t);
+                    assert_true(sax_gemm_time_s(&h100, m, n, 2 * k, prec) >= t);
+                    sax_gpu_t slow = h100;
+                    slow.hbm_bw_Bps /= 2.0;
+                    assert_true(sax_gemm_time_s(&slow, m, n, k, prec) >= t);
+                    slow = h100;
+                    slow.peak_flops_bf16 /= 2.0;
+                    slow.peak_flops_fp8 /= 2.0;
+                    assert_true(sax_gemm_time_s(&slow, m, n, k, prec) >= t);
+                }
+    }
 }
 
 /* Kernels a dense layer launches, counted by hand from Megatron-Core with Transformer Engine: 11
@@ -962,11 +1069,13 @@ int main(void)
         cmocka_unit_test(test_dtensor_keeps_gathered_inputs),
         cmocka_unit_test(test_pytorch_ring_attention_by_hand),
         cmocka_unit_test(test_gemm_efficiency_curve),
+        cmocka_unit_test(test_gemm_time_properties),
         cmocka_unit_test(test_slowest_of_n_gpus),
         cmocka_unit_test(test_kernel_overhead_by_hand),
         cmocka_unit_test(test_zero_shards_experts_over_their_replicas),
         cmocka_unit_test(test_logits_kept_once),
         cmocka_unit_test(test_mla_up_proj_by_hand),
+        cmocka_unit_test(test_torchtitan_projections_by_hand),
         cmocka_unit_test(test_moe_act_by_hand),
         cmocka_unit_test(test_moe_token_dispatchers_by_hand),
         cmocka_unit_test(test_flex_dispatch_crosses_once_a_domain),
