@@ -514,10 +514,11 @@ static double cp_backward_passes(const sax_problem_t *p, const sax_candidate_t *
 static const int column_parallel[2] = {SAX_TP_GEMM_QKV, SAX_TP_GEMM_MLP_IN};
 
 /* What of a TP collective of `comm` seconds shows when it runs in pieces inside GEMM k of the layer
- * (async TP, userbuffers): a GEMM hides at most its own time, and of that training.tp_overlap. */
-static double unhidden(const sax_layer_cost_t *lc, int k, double comm, const sax_problem_t *p)
+ * (async TP, userbuffers): a GEMM hides at most `share` of its own time, and of that
+ * training.tp_overlap. */
+static double unhidden(const sax_layer_cost_t *lc, int k, double comm, double share, const sax_problem_t *p)
 {
-    return comm - p->training.tp_overlap * sax_min(comm, lc->tp_gemm_s[k]);
+    return comm - p->training.tp_overlap * sax_min(comm, share * lc->tp_gemm_s[k]);
 }
 
 /* One layer's forward, input-gradient and weight-gradient time, and where they went. */
@@ -557,17 +558,23 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
             p->training.precision == SAX_PRECISION_FP8 && p->training.fp8_recipe == SAX_FP8_RECIPE_TENSORWISE;
         const double g8 = fp8_gather ? 0.5 : 1.0, ag = 0.5 * tp_all * g8, rs = 0.5 * tp_all;
         const bool async = p->training.tp_comm_overlap;
+        /* Its fused kernels (torch/distributed/_symmetric_memory/__init__.py) run a GEMM as tp pieces of
+         * 1/tp of its rows: the gathers' pieces start with the local shard's, which waits on nothing, and
+         * each remote shard's after its copy; the scatters' end with the local rows', after the last copy
+         * has left. One piece of the GEMM has no transfer beside it: a GEMM of g seconds hides at most
+         * (1 - 1/tp) g, a collective of C seconds shows max(0, C - (1 - 1/tp) g). */
+        const double share = 1.0 - 1.0 / c->tp;
         tp_f_all = tp_b_all = ag + rs;
         /* forward: the gathers inside QKV and the MLP's first GEMM, the scatters inside the projection and
          * the MLP's second; backward: the row-parallel layers' gathers inside their data-gradient GEMMs */
-        tp_ag = async ? unhidden(lc, SAX_TP_GEMM_QKV, g8 * half[SAX_TP_GEMM_QKV], p) +
-                            unhidden(lc, SAX_TP_GEMM_MLP_IN, g8 * half[SAX_TP_GEMM_MLP_IN], p)
+        tp_ag = async ? unhidden(lc, SAX_TP_GEMM_QKV, g8 * half[SAX_TP_GEMM_QKV], share, p) +
+                            unhidden(lc, SAX_TP_GEMM_MLP_IN, g8 * half[SAX_TP_GEMM_MLP_IN], share, p)
                       : ag;
-        tp_f = tp_ag + (async ? unhidden(lc, SAX_TP_GEMM_PROJ, half[SAX_TP_GEMM_PROJ], p) +
-                                    unhidden(lc, SAX_TP_GEMM_MLP_OUT, half[SAX_TP_GEMM_MLP_OUT], p)
+        tp_f = tp_ag + (async ? unhidden(lc, SAX_TP_GEMM_PROJ, half[SAX_TP_GEMM_PROJ], share, p) +
+                                    unhidden(lc, SAX_TP_GEMM_MLP_OUT, half[SAX_TP_GEMM_MLP_OUT], share, p)
                               : rs);
-        tp_b = (async ? unhidden(lc, SAX_TP_GEMM_PROJ, g8 * half[SAX_TP_GEMM_PROJ], p) +
-                            unhidden(lc, SAX_TP_GEMM_MLP_OUT, g8 * half[SAX_TP_GEMM_MLP_OUT], p)
+        tp_b = (async ? unhidden(lc, SAX_TP_GEMM_PROJ, g8 * half[SAX_TP_GEMM_PROJ], share, p) +
+                            unhidden(lc, SAX_TP_GEMM_MLP_OUT, g8 * half[SAX_TP_GEMM_MLP_OUT], share, p)
                       : ag) +
                rs;
     } else if (c->sequence_parallel && p->training.tp_comm_overlap) {
@@ -578,10 +585,10 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
          * gradient inside their weight-gradient GEMMs (Transformer Engine's bulk overlaps) */
         tp_f = 0.0;
         for (int k = 0; k < 4; k++)
-            tp_f += unhidden(lc, k, half[k], p);
+            tp_f += unhidden(lc, k, half[k], 1.0, p);
         tp_b = tp_f;
         for (int i = 0; i < 2; i++)
-            tp_b += unhidden(lc, column_parallel[i], half[column_parallel[i]], p);
+            tp_b += unhidden(lc, column_parallel[i], half[column_parallel[i]], 1.0, p);
         tp_b_all = 1.5 * tp_all;
     } else if (c->sequence_parallel) {
         /* Megatron-LM's default (megatron/core/tensor_parallel/layers.py, Transformer Engine's Linear
@@ -657,7 +664,8 @@ static void add_layer(const sax_problem_t *p, const sax_candidate_t *c, const sa
         /* torchtitan's per-op policy: the GEMMs it does not keep, every memory-bound op of the forward and
          * TP's all-gathers (the forward's reduce-scatters are kept) run again */
         rc_math = lc->op_sac_s;
-        rc_mem = lc->elem_s - lc->ring_s; /* attention's output is kept: no ring again */
+        rc_mem = lc->elem_s - lc->ring_s - lc->tp_sum_s; /* attention's output and the reduce-scatters'
+                                                            are kept: no ring, no sums again */
         rc_tp = tp_ag;
     } else if (core_attn && !p->training.flash_attention) {
         rc_math = lc->attn_s; /* recompute the attention core (flash does anyway) */

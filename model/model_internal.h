@@ -50,6 +50,8 @@ typedef struct {
     double elem_s;           /* memory-bound kernels: norms, residuals, activations, softmax, dropout */
     double elem_bwd_s;       /* ... in the backward pass (twice elem_s, and fp8's casts of the gradients) */
     double ring_s;           /* of elem_s, PyTorch's ring attention's merges and copies (0 otherwise) */
+    double tp_sum_s;         /* of elem_s, the sums after async TP's fused reduce-scatters (torch's
+                                micro-pipeline TP; 0 otherwise) */
     double flops;            /* forward FLOPs of the layer on this GPU */
     double params;           /* parameters of the layer held by this GPU (after TP and EP) */
     double expert_params;    /* of which routed experts: replicated over their expert-DP ranks only */

@@ -428,8 +428,24 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
         kern_b += 7.0 * c;
         out->ring_s = ring_fwd / (gpu->hbm_bw_Bps * gpu->mem_eff) + 9.0 * c * gpu->kernel_overhead_s;
     }
-    out->elem_s = (bytes + cast_fwd + perm + eager_fwd + ring_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
-                  kern_f * gpu->kernel_overhead_s;
+    /* torch's async TP (tp_implementation "dtensor" with tp_comm_overlap; _fused_matmul_reduce_scatter_impl
+     * in torch/distributed/_symmetric_memory/__init__.py) computes each destination's rows of a GEMM that
+     * feeds a reduce-scatter, pulls the partial sums the other ranks computed for its own rows, and adds
+     * them up in one more kernel: it reads the stacked partials, as large as the unscattered output
+     * (tok x h), and writes its tok/t rows, 2 B an element. In the forward, after the projection and the
+     * FFN's second GEMM (a MoE layer's experts are not one matrix multiply: the projection's only). NCCL's
+     * reduce-scatter sums as it moves the data. */
+    double sum_fwd = 0.0;
+    out->tp_sum_s = 0.0;
+    if (tr->tp_implementation == SAX_TP_IMPL_DTENSOR && tr->tp_comm_overlap && sp && t > 1.0) {
+        const double fused = moe ? 1.0 : 2.0;
+        sum_fwd = fused * tok * h * SAX_ACT_BYTES * (1.0 + 1.0 / t);
+        kern_f += fused;
+        out->tp_sum_s = sum_fwd / (gpu->hbm_bw_Bps * gpu->mem_eff) + fused * gpu->kernel_overhead_s;
+    }
+    out->elem_s =
+        (bytes + cast_fwd + perm + eager_fwd + ring_fwd + sum_fwd) / (gpu->hbm_bw_Bps * gpu->mem_eff) +
+        kern_f * gpu->kernel_overhead_s;
     out->elem_bwd_s = (2.0 * (bytes + fused_saved) + cast_bwd + perm + eager_bwd + ring_bwd) /
                           (gpu->hbm_bw_Bps * gpu->mem_eff) +
                       kern_b * gpu->kernel_overhead_s;

@@ -515,6 +515,33 @@ static void test_torchtitan_projections_by_hand(void **state)
     }
 }
 
+/* torch's async TP sums the partial outputs its fused reduce-scatters pull in one more kernel, which
+ * reads the stacked partials (tok x h, 2 B an element) and writes its tok/t rows. On the tiny model (h 4,
+ * 8 tokens) at TP 2 with sequence parallelism, flat_gpu's 1e9 B/s: the projection's and FC2's, 2 x 2 x 8
+ * x 4 x (1 + 1/2) = 192 B, 192 ns, in the forward's memory-bound time; nothing in the backward (its
+ * reduce-scatters are NCCL's, which sum as they move). Without async TP, under Megatron-LM's TP, or
+ * without sequence parallelism: none. */
+static void test_async_tp_sums_by_hand(void **state)
+{
+    (void)state;
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_BF16,
+                         .flash_attention = true,
+                         .tp_implementation = SAX_TP_IMPL_DTENSOR};
+    sax_layer_cost_t plain, async;
+    sax_layer_cost(&tiny, &flat_gpu, &tr, 2, 1, 1, 2, 1, true, false, &plain);
+    tr.tp_comm_overlap = true;
+    sax_layer_cost(&tiny, &flat_gpu, &tr, 2, 1, 1, 2, 1, true, false, &async);
+    assert_within(async.tp_sum_s, 192e-9, 1e-12);
+    assert_within(async.elem_s - plain.elem_s, 192e-9, 1e-9);
+    assert_true(async.elem_bwd_s == plain.elem_bwd_s && plain.tp_sum_s == 0.0);
+    sax_layer_cost(&tiny, &flat_gpu, &tr, 2, 1, 1, 2, 1, false, false, &async);
+    assert_true(async.tp_sum_s == 0.0);
+    tr.tp_implementation = SAX_TP_IMPL_MEGATRON;
+    sax_layer_cost(&tiny, &flat_gpu, &tr, 2, 1, 1, 2, 1, true, false, &async);
+    assert_true(async.tp_sum_s == 0.0);
+}
+
 /* The tiny model with `experts` routed experts of width 6, top 2, SwiGLU, no shared expert. */
 static sax_model_desc_t tiny_moe(int experts)
 {
@@ -1076,6 +1103,7 @@ int main(void)
         cmocka_unit_test(test_logits_kept_once),
         cmocka_unit_test(test_mla_up_proj_by_hand),
         cmocka_unit_test(test_torchtitan_projections_by_hand),
+        cmocka_unit_test(test_async_tp_sums_by_hand),
         cmocka_unit_test(test_moe_act_by_hand),
         cmocka_unit_test(test_moe_token_dispatchers_by_hand),
         cmocka_unit_test(test_flex_dispatch_crosses_once_a_domain),
