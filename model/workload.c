@@ -365,6 +365,17 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
             cast_fwd += tok * 2.0 * (a * d / t + width / t); /* projection input's amax; FC2 input's cast */
             cast_bwd +=
                 tok * (2.0 * ((a * d + 2.0 * g * d) / t + h + fc_rows * h) + 4.0 * (kf - 1.0) * width / t);
+            if (tr->tp_implementation == SAX_TP_IMPL_DTENSOR && sp && t > 1.0) {
+                /* torchao's Float8 TP (PrepareFloat8ModuleInput, Float8ColwiseParallel and
+                 * Float8RowwiseParallel) casts the column-parallel layers' inputs and the row-parallel
+                 * layers' output gradients on the local sequence shard, then gathers them in FP8: the norms'
+                 * outputs cast apart (2 B an element) and those gradients' amax reads (2 B) and casts (2 B
+                 * read, 1 written) run on tok / t rows; the transposes for the weight gradients (1 B read, 1
+                 * written) still run on all of them, apart from the cast. */
+                const double sharded = 1.0 - 1.0 / t;
+                cast_fwd -= tok * 2.0 * (h + fc_rows * h) * sharded;
+                cast_bwd -= tok * (h + fc_rows * h) * (4.0 - (3.0 / t + 2.0) + 2.0 * sharded);
+            }
         } else if (tr->fp8_recipe == SAX_FP8_RECIPE_BLOCKWISE) {
             cast_fwd += tok * 2.0 * width / t; /* FC2 input's cast apart */
             cast_bwd += tok * 4.0 * (kf - 1.0) * width / t;

@@ -542,6 +542,34 @@ static void test_async_tp_sums_by_hand(void **state)
     assert_true(async.tp_sum_s == 0.0);
 }
 
+/* torchao's Float8 TP (tensorwise, tp_implementation "dtensor", sequence parallelism) casts the norms'
+ * outputs and the row-parallel layers' output gradients on the local shard before gathering them, where
+ * Transformer Engine's casts run over the gathered rows. On the tiny model (h 4, GELU: one FC1 input row a
+ * token; 8 tokens) at TP 2, flat_gpu's 1e9 B/s, a token saves, forward, half of the two norms' outputs cast
+ * apart, 2 x (4 + 4) / 2 = 8 B, 64 B in all; backward, for the projection's and FC2's output gradients
+ * (h each) the amax read (2 B) and the cast (3 B) on half the rows, the transpose (2 B) on all, against
+ * Transformer Engine's 2 + 4: (4 - 5/2) x 8 = 12 B, 96 B in all. Under delayed scaling or without sequence
+ * parallelism the two price the same. */
+static void test_float8_tp_casts_by_hand(void **state)
+{
+    (void)state;
+    sax_training_t tr = {.global_batch = 1,
+                         .precision = SAX_PRECISION_FP8,
+                         .flash_attention = true,
+                         .fp8_recipe = SAX_FP8_RECIPE_TENSORWISE};
+    sax_layer_cost_t te, ao;
+    for (int k = 0; k < 3; k++) {
+        const bool sp = k != 2;
+        tr.fp8_recipe = k == 1 ? SAX_FP8_RECIPE_DELAYED : SAX_FP8_RECIPE_TENSORWISE;
+        tr.tp_implementation = SAX_TP_IMPL_MEGATRON;
+        sax_layer_cost(&tiny, &flat_gpu, &tr, 2, 1, 1, 2, 1, sp, false, &te);
+        tr.tp_implementation = SAX_TP_IMPL_DTENSOR;
+        sax_layer_cost(&tiny, &flat_gpu, &tr, 2, 1, 1, 2, 1, sp, false, &ao);
+        assert_within(te.elem_s - ao.elem_s, k == 0 ? 64e-9 : 0.0, 1e-9);
+        assert_within(te.elem_bwd_s - ao.elem_bwd_s, k == 0 ? 96e-9 : 0.0, 1e-9);
+    }
+}
+
 /* The tiny model with `experts` routed experts of width 6, top 2, SwiGLU, no shared expert. */
 static sax_model_desc_t tiny_moe(int experts)
 {
@@ -1104,6 +1132,7 @@ int main(void)
         cmocka_unit_test(test_mla_up_proj_by_hand),
         cmocka_unit_test(test_torchtitan_projections_by_hand),
         cmocka_unit_test(test_async_tp_sums_by_hand),
+        cmocka_unit_test(test_float8_tp_casts_by_hand),
         cmocka_unit_test(test_moe_act_by_hand),
         cmocka_unit_test(test_moe_token_dispatchers_by_hand),
         cmocka_unit_test(test_flex_dispatch_crosses_once_a_domain),
