@@ -125,8 +125,7 @@ static int run(int argc, char **argv)
         fprintf(stderr, "sax validate: out of memory\n");
         return 1;
     }
-    double sum = 0.0, signed_sum = 0.0, worst = 0.0;
-    int counted = 0, failed = 0;
+    err_group_t all = {0};                                         /* every case */
     double *errs = malloc(sizeof *errs * (size_t)(n > 0 ? n : 1)); /* signed error %, NAN when infeasible */
     long *gpus = malloc(sizeof *gpus * (size_t)(n > 0 ? n : 1));   /* the GPUs each job uses */
     if (errs == NULL || gpus == NULL) {
@@ -158,19 +157,10 @@ static int run(int argc, char **argv)
             sax_model_refusal(&cfg->problem, &cfg->candidate, why, sizeof why);
         bool feasible = st == SAX_OK && (r.feasible || assumed != NULL);
         double predicted = assumed != NULL ? assumed->iteration_time_s : r.iteration_time_s;
-        double err_pct = NAN;
-        if (feasible) {
-            err_pct = 100.0 * (predicted - cases[i].measured_s) / cases[i].measured_s;
-            errs[i] = err_pct;
-            sum += fabs(err_pct);
-            signed_sum += err_pct;
-            worst = fmax(worst, fabs(err_pct));
-            counted++;
-            n_assumed += assumed != NULL;
-        } else {
-            errs[i] = NAN;
-            failed++;
-        }
+        double err_pct = feasible ? 100.0 * (predicted - cases[i].measured_s) / cases[i].measured_s : NAN;
+        errs[i] = err_pct;
+        group_add(&all, err_pct);
+        n_assumed += feasible && assumed != NULL;
         if (json) {
             printf("%s{\"name\": ", i ? ", " : "");
             cli_print_json_string(stdout, cases[i].name);
@@ -220,16 +210,18 @@ static int run(int argc, char **argv)
                    sax_infeasible_names[r.reason], why[0] != '\0' ? ": " : "", why);
         }
     }
-    double mean = counted > 0 ? sum / counted : NAN;
+    const int counted = all.cases - all.infeasible, failed = all.infeasible;
+    const double mean = counted > 0 ? all.abs_sum / counted : NAN,
+                 bias = counted > 0 ? all.signed_sum / counted : NAN;
     if (json) {
         printf("], \"cases_evaluated\": %d, \"cases_infeasible\": %d, \"cases_assumed\": %d, "
                "\"mean_abs_error_pct\": ",
                counted, failed, n_assumed);
         cli_print_json_number(stdout, mean);
         printf(", \"max_abs_error_pct\": ");
-        cli_print_json_number(stdout, counted > 0 ? worst : NAN);
+        cli_print_json_number(stdout, counted > 0 ? all.worst : NAN);
         printf(", \"mean_error_pct\": ");
-        cli_print_json_number(stdout, counted > 0 ? signed_sum / counted : NAN);
+        cli_print_json_number(stdout, bias);
         printf(", \"families\": [");
     } else {
         printf("\n%d cases, %d infeasible", n, failed);
@@ -237,7 +229,7 @@ static int run(int argc, char **argv)
             printf(", %d with unstated settings assumed so that the run fits", n_assumed);
         printf(
             "; mean absolute error %.2f %%, max %.2f %%, mean signed error %+.2f %% (negative: sax too fast)\n",
-            mean, worst, counted > 0 ? signed_sum / counted : NAN);
+            mean, all.worst, bias);
         group_heading("family");
     }
     /* per family, in the order of first appearance */
