@@ -191,10 +191,11 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * the query, key and value projections and the FFN's gate and up projections as separate nn.Linear
      * (wq, wk, wv; w1, w3): at high TP the key and value GEMMs are narrow (a GQA model's 8 KV heads at TP 8:
      * 128 columns) and wait on their bytes. Megatron-LM fuses each into one GEMM (linear_qkv, linear_fc1). */
-    const bool unfused = tr->tp_implementation == SAX_TP_IMPL_DTENSOR;
+    const bool dtensor = tr->tp_implementation == SAX_TP_IMPL_DTENSOR;
+    const bool sharded_tp = dtensor && sp && t > 1.0; /* DTensor's TP over sequence shards */
     if (!is_mla(m)) {
         out->tp_gemm_s[SAX_TP_GEMM_QKV] =
-            unfused ? gemm(gpu, prec, 1, tok, a * d / t, h) + gemm(gpu, prec, 2, tok, g * d / t, h)
+            dtensor ? gemm(gpu, prec, 1, tok, a * d / t, h) + gemm(gpu, prec, 2, tok, g * d / t, h)
                     : gemm(gpu, prec, 1, tok, (a * d + 2.0 * g * d) / t, h);
         gemm_s += out->tp_gemm_s[SAX_TP_GEMM_QKV];
         flops += 2.0 * tok * h * (a * d + 2.0 * g * d) / t;
@@ -253,7 +254,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     if (!moe) {
         double f = m->ffn_hidden;
         width = f;
-        out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] = unfused ? gemm(gpu, prec, kf - 1.0, tok, f / t, h)
+        out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] = dtensor ? gemm(gpu, prec, kf - 1.0, tok, f / t, h)
                                                      : gemm(gpu, prec, 1, tok, (kf - 1.0) * f / t, h);
         out->tp_gemm_s[SAX_TP_GEMM_MLP_OUT] = gemm(gpu, prec, 1, tok, h, f / t);
         gemm_s += out->tp_gemm_s[SAX_TP_GEMM_MLP_IN] + out->tp_gemm_s[SAX_TP_GEMM_MLP_OUT];
@@ -365,7 +366,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
             cast_fwd += tok * 2.0 * (a * d / t + width / t); /* projection input's amax; FC2 input's cast */
             cast_bwd +=
                 tok * (2.0 * ((a * d + 2.0 * g * d) / t + h + fc_rows * h) + 4.0 * (kf - 1.0) * width / t);
-            if (tr->tp_implementation == SAX_TP_IMPL_DTENSOR && sp && t > 1.0) {
+            if (sharded_tp) {
                 /* torchao's Float8 TP (PrepareFloat8ModuleInput, Float8ColwiseParallel and
                  * Float8RowwiseParallel) casts the column-parallel layers' inputs and the row-parallel
                  * layers' output gradients on the local sequence shard, then gathers them in FP8: the norms'
@@ -448,7 +449,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
      * reduce-scatter sums as it moves the data. */
     double sum_fwd = 0.0;
     out->tp_sum_s = 0.0;
-    if (tr->tp_implementation == SAX_TP_IMPL_DTENSOR && tr->tp_comm_overlap && sp && t > 1.0) {
+    if (sharded_tp && tr->tp_comm_overlap) {
         const double fused = moe ? 1.0 : 2.0;
         sum_fwd = fused * tok * h * SAX_ACT_BYTES * (1.0 + 1.0 / t);
         kern_f += fused;
@@ -488,8 +489,7 @@ void sax_layer_cost(const sax_model_desc_t *m, const sax_gpu_t *gpu, const sax_t
     /* PyTorch DTensor's TP (training.tp_implementation "dtensor") keeps the gathered input of QKV and FC1
      * for the weight gradient (autograd saves the matrix multiply's replicated input, torchao's Float8
      * TP its FP8 copy), where Megatron-LM keeps the shard and gathers it again in the backward */
-    double gathered =
-        sp && tr->tp_implementation == SAX_TP_IMPL_DTENSOR ? 2.0 * (fp8 ? 1.0 : SAX_ACT_BYTES) * h : 0.0;
+    double gathered = sp && dtensor ? 2.0 * (fp8 ? 1.0 : SAX_ACT_BYTES) * h : 0.0;
     double replicated = sp ? gathered : 10.0 * h - masks + latents;
     double split = per_tok - replicated;
     double scores = flash ? 0.0 : (drop ? 5.0 : 2.0) * a * s; /* flash attention keeps no score matrix */
