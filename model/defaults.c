@@ -76,6 +76,7 @@ void sax_training_set_defaults(sax_training_t *t)
      * asynchronous input-gradient all-reduce since 2021-09-02 (3f65246911), always in Megatron-Core */
     t->bias_dropout_fusion = true;
     t->async_tensor_model_parallel_allreduce = true;
+    t->ddp_bucket_size = 0; /* Megatron-Core's default, max(4e7, 1e6 dp) */
     t->offload_activation_layers = 0;
     /* Megatron-LM keeps main gradients and reduces them in fp32 for bf16 and fp8 training unless
      * --no-gradient-accumulation-fusion / --grad-reduce-in-bf16 say otherwise (its memory estimator

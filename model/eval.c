@@ -15,6 +15,8 @@ typedef struct {
     double place_f, place_b;     /* f and b without the traffic of groups that cross site links */
     double params;               /* parameters held per GPU (before ZeRO sharding) */
     double expert_params;        /* of which routed experts (replicated over their expert-DP only) */
+    double emb_params;           /* of which the embedding (the first stage's) */
+    double head_params;          /* of which the output layer and the MTP depths (the last stage's) */
     double act, act_peak_layer;  /* activation bytes per micro-batch kept; one layer's working set */
     double act_loss;             /* apart from act: the output layer's fp32 logits a micro-batch keeps */
     double peak_flops;           /* of this stage's GPU */
@@ -494,6 +496,60 @@ static void fsdp_bytes(sax_fsdp_t kind, double gb, double bytes[2])
         bytes[1] = gb > w ? 0.0 : 2.0 * gb;
         return;
     }
+}
+
+/* Megatron-Core's gradient buckets (megatron/core/distributed/distributed_data_parallel.py at d98e8a64dd,
+ * docs/cost-model.md section 6). With the overlapped reduction a bucket's reduce-scatter (all-reduce
+ * without the distributed optimizer) starts once the backward has produced all of its gradients, and the
+ * next forward waits for a bucket's gather before its first layer. A bucket takes parameters in backward
+ * order (the output layer, the last layer first, the embedding last) until it holds `bucket` of them
+ * (`training.ddp_bucket_size`, by default max(4e7, 1e6 dp)). Only the first stage's first chunk is split:
+ * the other stages and chunks synchronise as one bucket each. With `v` chunks the stage's own share is
+ * 1/v a chunk. Here at layer granularity: `n` layers of `layer` non-expert parameters, `head` before
+ * them and `emb` after (the stage's output layer and embedding). The shares of the stage's non-expert
+ * parameters in the first bucket to fill and in the last, the embedding's, whose reduction only starts
+ * when the backward ends and whose gather the forward waits for first. */
+typedef struct {
+    double first, last;
+} buckets_t;
+
+static buckets_t ddp_buckets(double bucket, bool split, int v, double head, double layer, double n,
+                             double emb)
+{
+    const double total = head + n * layer + emb;
+    if (!(total > 0.0))
+        return (buckets_t){1.0, 1.0};
+    if (!split) /* one bucket a chunk; the stage's share is its first chunk's, which synchronises last */
+        return (buckets_t){1.0 / v, 1.0 / v};
+    /* the first chunk alone is split: its layers and the embedding (the head is on the last stage) */
+    if (v > 1) {
+        n = floor(n / v);
+        head = 0.0;
+    }
+    const double chunk = head + n * layer + emb;
+    double first = head, left = n;
+    if (first < bucket) {
+        double need = layer > 0.0 ? ceil((bucket - first) / layer) : INFINITY;
+        if (need >= n) /* the layers never fill one: a single bucket, with the embedding */
+            return (buckets_t){chunk / total, chunk / total};
+        first += need * layer;
+        left -= need;
+    }
+    double per = layer > 0.0 ? ceil(bucket / layer) : 1.0, full = floor(left / per), rest = left - full * per;
+    double last = rest > 0.0 || emb > 0.0 ? rest * layer + emb : full > 0.0 ? per * layer : first;
+    return (buckets_t){first / total, last / total};
+}
+
+/* The exposed part of a DP collective of `t` seconds whose buckets fill behind a window of `hide` seconds
+ * of compute (docs/cost-model.md section 6): each bucket starts once filled and the link takes one at a
+ * time, so with equal buckets the end comes either after the last (the embedding's) or after the first
+ * bucket's wait plus the rest; `w` is the share of `t` the buckets describe (not the experts'). With
+ * several chunks each synchronises behind the others' backward, which the window does not count: only
+ * the last bucket is added then. */
+static double bucket_exposed(double t, double hide, buckets_t b, double w, int v)
+{
+    double wait = v == 1 ? t - hide * (1.0 - w * b.first) : t - hide;
+    return sax_max(0.0, sax_max(t * w * b.last, wait));
 }
 
 /* PyTorch's ring attention (training.cp_implementation "pytorch") rather than Transformer Engine's. */
@@ -1171,6 +1227,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                 sax_param_split_t ps;
                 sax_model_param_split(md, &ps);
                 st[s].params += ps.embedding / c->tp;
+                st[s].emb_params = ps.embedding / c->tp;
                 /* the embedding's dropout mask, 1 B per element, split along the sequence with SP
              * (Megatron's estimator); its output is the first layer's norm input, counted there */
                 if (p->training.dropout)
@@ -1180,7 +1237,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             if (s == pp - 1) {
                 sax_param_split_t ps;
                 sax_model_param_split(md, &ps);
-                st[s].params += (md->tied_embeddings ? ps.embedding : ps.output) / c->tp;
+                /* tied: the output layer is the embedding, which the last stage holds a copy of
+                 * under PP and shares with the first stage's without */
+                st[s].head_params = (md->tied_embeddings ? (pp > 1 ? ps.embedding : 0.0) : ps.output) / c->tp;
+                st[s].params += st[s].head_params;
                 const sax_logits_cost_t *lg = &gc->logits; /* forward, data gradient, weight gradient */
                 st[s].f += lg->gemm_s + lg->loss_fwd_s;
                 st[s].b += lg->gemm_s + lg->loss_bwd_s;
@@ -1217,6 +1277,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                      * the embedding and the output head shared physically with the MTP module) */
                     const bool copy = pp > 1 && !md->tied_embeddings && c->schedule != SAX_SCHEDULE_DUALPIPE;
                     st[s].params += mtp * mc->params + (copy ? ps.embedding / c->tp : 0.0);
+                    st[s].head_params += mtp * mc->params + (copy ? ps.embedding / c->tp : 0.0);
                     tail[0] += mtp * (layer->f + own_f);
                     tail[1] += mtp * (layer->b + own_b);
                     tail[2] += mtp * (layer->w + own_w);
@@ -1304,6 +1365,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     sax_traffic_t tr_dp;
     traffic_zero(&tr_dp, cl->n_links);
     const double eff = p->training.dp_overlap_efficiency;
+    const double bucket =
+        p->training.ddp_bucket_size > 0 ? (double)p->training.ddp_bucket_size : sax_max(4e7, 1e6 * c->dp);
+    double warm_up = 0.0; /* the first forwards of the stages before this one */
     for (int s = 0; s < pp; s++) {
         if (have_links && cls.xsite_bytes > 0.0) {
             demand_add(bg, &cls, 1.0 / (pp * st[s].comp), false, cl->n_links);
@@ -1317,38 +1381,52 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         /* the reduction that hides behind the backward (and the gather behind the next forward) slows
          * them by `kappa` of its hidden time (section 6), which shows here with the exposed part */
         double exposed = 0.0, kappa = st[s].gpu->comm_interference;
+        const double own = shared - st[s].emb_params - st[s].head_params;
+        const double layer = st[s].layers > 0 ? own / st[s].layers : 0.0;
+        const buckets_t bk =
+            ddp_buckets(bucket, s == 0, v, st[s].head_params, layer, st[s].layers, st[s].emb_params);
         sax_traffic_t tr, ag;
         traffic_zero(&tr, cl->n_links);
         traffic_zero(&ag, cl->n_links);
         if (c->zero == 0) {
-            double t =
-                collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb, gb, &tr);
+            double t_sh = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_REDUCE, shared * gb, gb, &tr),
+                   t = t_sh + collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_REDUCE, ex * gb,
+                                         gb, &tr);
             double hide = eff * (pl.b_s[s] + pl.w_s[s]),
                    done = shared_s(cap, cl->n_links, t, hide, &tr, false, others);
-            exposed = sax_max(0.0, done - hide) + kappa * sax_min(done, hide);
+            double out = bucket_exposed(done, hide, bk, t > 0.0 ? t_sh / t : 1.0, v);
+            exposed = out + kappa * sax_min(done - out, hide);
             if (trace != NULL)
                 trace->dp_s[s] = done;
         } else if (c->zero <= 2) {
-            double trs =
-                collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr) +
-                collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER, ex * gb, gb, &tr);
-            double tag = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER, shared * SAX_ACT_BYTES,
-                                    SAX_ACT_BYTES, &ag) +
-                         collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
-                                    ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
+            double trs_sh =
+                       collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_REDUCE_SCATTER, shared * gb, gb, &tr),
+                   trs = trs_sh + collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_REDUCE_SCATTER,
+                                             ex * gb, gb, &tr);
+            double tag_sh = collective(&memo, cl, c, lay, SAX_DIM_DP, SAX_OP_ALL_GATHER,
+                                       shared * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag),
+                   tag = tag_sh + collective(&memo, cl, c, lay, SAX_GROUP_EXPERT_DP, SAX_OP_ALL_GATHER,
+                                             ex * SAX_ACT_BYTES, SAX_ACT_BYTES, &ag);
             /* the gather hides behind the next iteration's first forward, when the same stages run */
             double hide_b = eff * (pl.b_s[s] + pl.w_s[s]), hide_f = eff * pl.f_s[s];
             double done_rs = shared_s(cap, cl->n_links, trs, hide_b, &tr, false, others),
                    done_ag = shared_s(cap, cl->n_links, tag, hide_f, &ag, false, others);
-            exposed = sax_max(0.0, done_rs - hide_b) + sax_max(0.0, done_ag - hide_f) +
-                      kappa * (sax_min(done_rs, hide_b) + sax_min(done_ag, hide_f));
+            /* a later stage's one bucket is gathered from the iteration's start (optimizer.zero_grad
+             * dispatches every first gather) while the stage waits for its first activations, idle */
+            const bool idle = s > 0 && v == 1 && eff > 0.0;
+            double out_rs = bucket_exposed(done_rs, hide_b, bk, trs > 0.0 ? trs_sh / trs : 1.0, v),
+                   out_ag = idle ? sax_max(0.0, done_ag - warm_up)
+                                 : bucket_exposed(done_ag, hide_f, bk, tag > 0.0 ? tag_sh / tag : 1.0, v);
+            exposed = out_rs + out_ag +
+                      kappa * (sax_min(done_rs - out_rs, hide_b) +
+                               (idle ? 0.0 : sax_min(done_ag - out_ag, hide_f)));
             traffic_sum(&tr, &ag, cl->n_links);
             if (trace != NULL)
                 trace->dp_s[s] = done_rs + done_ag;
         }
         traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
         end[s] = exposed;
+        warm_up += pl.f_s[s];
 
         pl.link_s[s] = pl.link_busy_s[s] = 0.0;
         if (pp > 1 && s < boundaries) {

@@ -263,6 +263,9 @@ typedef struct {
     bool dropout;                       /* hidden and attention dropout (Megatron-LM's default 0.1); false:
                                            none (Llama, Qwen and DeepSeek train without): no masks kept, no
                                            dropout kernels. Config key training.dropout */
+    int64_t ddp_bucket_size;            /* Megatron-LM's --ddp-bucket-size: parameters a gradient bucket of
+                                           the overlapped DP reduction holds; 0: its default max(4e7, 1e6 dp).
+                                           Config key training.ddp_bucket_size */
     int offload_activation_layers;      /* layers whose activations are moved to CPU memory after their
                                       forward (Megatron-Core's --cpu-offloading-num-layers), with PP 1
                                       and no recomputation. Config key training.offload_activation_layers */

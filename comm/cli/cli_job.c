@@ -238,6 +238,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
                 "zero 2: Megatron's distributed optimizer reduce-scatters gradients and shards the optimizer "
                 "(ZeRO-1 and -2 are the same flag)");
     }
+    if (c->zero < 3 && p->training.ddp_bucket_size > 0)
+        ARG(j, "--ddp-bucket-size %lld", (long long)p->training.ddp_bucket_size);
     ARG(j, p->training.grad_reduce_dtype == SAX_GRAD_DTYPE_BF16 ? "--grad-reduce-in-bf16"
                                                                 : "--accumulate-allreduce-grads-in-fp32");
     if (p->training.optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16)

@@ -237,6 +237,18 @@ static const cf_field_t training_fields[] = {
            "(Megatron-LM's default since September 2021, Megatron-Core's allreduce_dgrad); false: it waits, "
            "as in Megatron-LM before then (--no-async-tensor-model-parallel-allreduce) and in the DeepSpeed "
            "forks MT-NLG and BLOOM trained with"),
+    {.key = "ddp_bucket_size",
+     .type = CF_INT64,
+     .min = 0,
+     .max = INF,
+     .need = CF_DEFAULT,
+     .def = 0,
+     AT(sax_training_t, ddp_bucket_size),
+     .help = "parameters a gradient bucket holds (Megatron-LM's --ddp-bucket-size): with the overlapped DP "
+             "reduction each bucket's reduce-scatter (all-reduce with `zero` 0) starts once the backward has "
+             "filled it, and the next forward waits for a bucket's gather; the last, the embedding's, waits "
+             "for the end of the backward. Only the first stage's first chunk is split; 0: Megatron-Core's "
+             "default max(4e7, 1e6 dp) (docs/cost-model.md section 6)"},
     INT_F(sax_training_t, offload_activation_layers, "offload_activation_layers", 0, CF_DEFAULT, 0,
           "layers (fewer than `model.layers`) whose activations move to CPU memory after their forward "
           "(Megatron-Core's --cpu-offloading-num-layers): they leave the GPU's memory, the copies are not "

@@ -1214,6 +1214,94 @@ static void test_mtp_by_hand(void **state)
                 1.0);
 }
 
+/* Megatron-Core's gradient buckets (training.ddp_bucket_size, docs/cost-model.md section 6), by hand. A
+ * model of 26 layers of h 1024 (8 heads of 128, 8 KV heads, SwiGLU 4096: L = 1024 (1024 + 2048) + 1024^2 +
+ * 3 x 1024 x 4096 + 2 x 1024 = 16,779,264 parameters) and an untied vocabulary of 32000 (E = O =
+ * 32,768,000), no TP, every GPU alike, nothing slowed by the traffic it hides behind (interference 0),
+ * gradients reduced in bf16 (the reduce-scatter moves the gather's bytes, and a ring takes as long for
+ * either: NCCL gives them the same steps), dp_overlap_efficiency 1. Buckets fill in backward order (the
+ * output layer, the last layer first, the embedding last) and close at the first parameter that brings
+ * them to the bucket size:
+ * - one stage, DP 64 (bucket max(4e7, 6.4e7) = 6.4e7): O + 2 L = 66,326,528 first; then 24 layers in
+ *   buckets of 4 (67,117,056), none left, so the embedding alone is last: 32,768,000 of 501,796,864;
+ * - two stages, DP 32 (bucket 4e7): stage 0's 13 layers go 3 to a bucket (50,337,792 first), one layer
+ *   is left for the embedding's: 49,547,264 of 250,898,432. Stage 1 is one bucket (Megatron splits only
+ *   the first stage): its reduce-scatter waits for the end of its backward, its gather runs while it
+ *   waits for stage 0's first forward, so half its traffic shows.
+ * On its 50 GB/s a GPU the synchronisation hides behind the backward but for the last bucket, whose
+ * reduce-scatter starts when the backward ends, and the first bucket of the next forward, the same
+ * embedding bucket, which the forward waits for: the exposed share of the DP traffic is the last bucket's
+ * share of the parameters. On a link 500 times slower the buckets queue: what shows is the traffic less
+ * the window behind which all but the first bucket hide, (b + w)(1 - first) backward and f (1 - first)
+ * forward. Without the overlap, or with a bucket as large as the stage, all of it shows. */
+static void test_ddp_buckets_by_hand(void **state)
+{
+    (void)state;
+    sax_problem_t p = problem;
+    p.model = (sax_model_desc_t){.name = "small",
+                                 .layers = 26,
+                                 .hidden = 1024,
+                                 .ffn_hidden = 4096,
+                                 .heads = 8,
+                                 .kv_heads = 8,
+                                 .vocab = 32000,
+                                 .seq_len = 2048,
+                                 .ffn_act = SAX_FFN_SWIGLU};
+    p.training.grad_reduce_dtype = SAX_GRAD_DTYPE_BF16;
+    p.cluster.gpu.speed_cv = 0.0;
+    p.cluster.gpu.comm_interference = 0.0;
+    for (int s = 0; s < p.cluster.n_sites; s++) {
+        p.cluster.sites[s].gpu.speed_cv = 0.0;
+        p.cluster.sites[s].gpu.comm_interference = 0.0;
+    }
+    const double L = 16779264.0, E = 32768000.0, one = 2.0 * E + 26.0 * L, two = 13.0 * L + E;
+    sax_candidate_t c = base();
+    c.tp = 1;
+    c.sequence_parallel = false;
+    c.micro_batch = 8;
+    sax_iteration_detail_t *d = malloc(sizeof *d);
+    assert_non_null(d);
+    sax_result_t r;
+    sax_pipeline_t pl;
+    const struct {
+        int pp, dp;
+        double tier_bw, bucket, overlap;
+        double shown[2]; /* the exposed share per stage; < 0: the buckets queue, the first holds -shown */
+        double first[2]; /* the first bucket's share (the window hides all but it) */
+    } cases[] = {
+        {1, 64, 50e9, 0, 1.0, {E / one, 0}, {(E + 2.0 * L) / one, 0}},
+        {2, 32, 50e9, 0, 1.0, {(L + E) / two, 0.5}, {3.0 * L / two, 1.0}},
+        {1, 64, 1e8, 0, 1.0, {-(E + 2.0 * L) / one, 0}, {(E + 2.0 * L) / one, 0}},
+        {1, 64, 50e9, 0, 0.0, {1.0, 0}, {1.0, 0}},
+        {1, 64, 50e9, 1e12, 1.0, {1.0, 0}, {1.0, 0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sax_problem_t q = p;
+        q.cluster.tiers[0].bw_Bps = cases[i].tier_bw;
+        q.training.ddp_bucket_size = (int64_t)cases[i].bucket;
+        q.training.dp_overlap_efficiency = cases[i].overlap;
+        c.pp = cases[i].pp;
+        c.dp = cases[i].dp;
+        assert_int_equal(sax_model_eval_trace(&q, &c, scratch, &r, &pl, d), SAX_OK);
+        assert_true(r.feasible && r.cross_site_bytes_per_iteration == 0.0);
+        for (int s = 0; s < c.pp; s++) {
+            double share = cases[i].shown[s], got = d->dp_exposed_s[s], t = d->dp_s[s], want;
+            double window = fmin(pl.b_s[s] + pl.w_s[s], pl.f_s[s]) * (1.0 - cases[i].first[s]);
+            assert_true(t > 0.0);
+            if (share >= 0.0) {
+                want = share * t;
+                if (cases[i].first[s] < 1.0) /* the window covers all but the last bucket */
+                    assert_true(window > t);
+            } else {
+                want = t - (pl.b_s[s] + pl.w_s[s] + pl.f_s[s]) * (1.0 - cases[i].first[s]);
+                assert_true(want > -share * t);
+            }
+            if (fabs(got - want) > 1e-9 * t)
+                fail_msg("case %zu, stage %d: %.9g s of %.9g s exposed, expected %.9g s", i, s, got, t, want);
+        }
+    }
+    free(d);
+}
 /* A slower GPU never makes an iteration faster, under DualPipe too, where a MoE layer's all-to-alls hide
  * behind the other direction's compute: a forward and a backward chunk together take max(forward,
  * all-to-all) + max(backward, all-to-all) (docs/cost-model.md section 6). A 32-layer MoE (64 experts,
@@ -1283,6 +1371,7 @@ int main(void)
         cmocka_unit_test(test_collective_shares_link_with_pipeline),
         cmocka_unit_test(test_dualpipe_monotone_in_gpu),
         cmocka_unit_test(test_mtp_by_hand),
+        cmocka_unit_test(test_ddp_buckets_by_hand),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }
