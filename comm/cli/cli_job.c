@@ -238,6 +238,10 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
                 "zero 2: Megatron's distributed optimizer reduce-scatters gradients and shards the optimizer "
                 "(ZeRO-1 and -2 are the same flag)");
     }
+    /* sax hides DP traffic behind compute (dp_overlap_efficiency); Megatron-LM does so only when told */
+    const bool megatron_dp = c->zero < 3 || p->training.fsdp == SAX_FSDP_MEGATRON;
+    if (megatron_dp && p->training.dp_overlap_efficiency > 0.0)
+        ARG(j, c->zero >= 1 ? "--overlap-grad-reduce --overlap-param-gather" : "--overlap-grad-reduce");
     if (c->zero < 3 && p->training.ddp_bucket_size > 0)
         ARG(j, "--ddp-bucket-size %lld", (long long)p->training.ddp_bucket_size);
     ARG(j, p->training.grad_reduce_dtype == SAX_GRAD_DTYPE_BF16 ? "--grad-reduce-in-bf16"

@@ -1,9 +1,10 @@
 #!/bin/bash
-# job_flags.sh SAX RUNS - the precision, loss and FSDP flags of `sax eval`'s job, against Megatron-LM's
+# job_flags.sh SAX RUNS - the precision, loss, FSDP and DP-overlap flags of `sax eval`'s job, against Megatron-LM's
 # own argument names (megatron/training/arguments.py and docs/user-guide/features/megatron_fsdp.md at
 # d98e8a64dd): Megatron-Bridge's Llama 3 8B FSDP row of RUNS (fp8 current scaling, bf16 gradient
-# reduction, Transformer Engine's fused loss, Megatron-FSDP) and the same run changed to bf16 under
-# FSDP2 with fp32 reductions and the unfused loss.
+# reduction, Transformer Engine's fused loss, Megatron-FSDP), the same run changed to bf16 under
+# FSDP2 with fp32 reductions and the unfused loss, that under the distributed optimizer with a bucket
+# size, and that without DP overlap.
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -24,19 +25,31 @@ t.update(precision="bf16", grad_reduce_dtype="fp32", fsdp="fsdp2", cross_entropy
 for key in ("fp8_recipe", "cross_entropy_fusion_impl"):
     t.pop(key, None)
 json.dump(cfg, open("bf16.json", "w"))
+cfg["parallelism"]["zero"] = 1
+t.update(ddp_bucket_size=100000000)
+json.dump(cfg, open("zero1.json", "w"))
+t.update(dp_overlap_efficiency=0)
+t.pop("ddp_bucket_size")
+json.dump(cfg, open("serial.json", "w"))
 PYEOF
-check "the two configurations are written" test -s fp8.json -a -s bf16.json
+check "the four configurations are written" test -s fp8.json -a -s bf16.json -a -s zero1.json -a -s serial.json
 
 "$SAX" eval fp8.json --json > fp8.out 2> fp8.err
 check "the fp8 row evaluates" test $? -eq 0
 "$SAX" eval bf16.json --json > bf16.out 2> bf16.err
 check "the bf16 variant evaluates" test $? -eq 0
-"$PY" - fp8.out bf16.out <<'PYEOF'
+"$SAX" eval zero1.json --json > zero1.out 2> zero1.err
+check "the distributed-optimizer variant evaluates" test $? -eq 0
+"$SAX" eval serial.json --json > serial.out 2> serial.err
+check "the variant without overlap evaluates" test $? -eq 0
+"$PY" - fp8.out bf16.out zero1.out serial.out <<'PYEOF'
 import json, sys
-fp8, bf16 = (" " + " ".join(json.load(open(p))["job"]["megatron_args"]) + " " for p in sys.argv[1:3])
+fp8, bf16, zero1, serial = (" " + " ".join(json.load(open(p))["job"]["megatron_args"]) + " "
+                            for p in sys.argv[1:5])
 for flag in ("--bf16", "--fp8-format hybrid", "--fp8-recipe tensorwise", "--grad-reduce-in-bf16",
              "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl te", "--use-megatron-fsdp",
-             "--data-parallel-sharding-strategy optim_grads_params"):
+             "--data-parallel-sharding-strategy optim_grads_params", "--overlap-grad-reduce",
+             "--overlap-param-gather"):
     assert " %s " % flag in fp8, (flag, fp8)
 for flag in ("--use-torch-fsdp2", "--use-distributed-optimizer"):
     assert " %s " % flag not in fp8, (flag, fp8)
@@ -44,7 +57,16 @@ assert " --bf16 " in bf16 and " --use-torch-fsdp2 " in bf16, bf16
 for flag in ("--fp8-format", "--fp8-recipe", "--grad-reduce-in-bf16", "--cross-entropy-loss-fusion",
              "--use-megatron-fsdp"):
     assert " %s " % flag not in bf16, (flag, bf16)
+# the overlapped DP traffic sax prices (dp_overlap_efficiency > 0) is Megatron-LM's opt-in; torch's FSDP2
+# overlaps on its own; Megatron's bucket size only where it is set
+assert " --overlap-grad-reduce " not in bf16, bf16
+for flag in ("--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
+             "--ddp-bucket-size 100000000"):
+    assert " %s " % flag in zero1, (flag, zero1)
+assert " --use-distributed-optimizer " in serial, serial
+for flag in ("--overlap-grad-reduce", "--overlap-param-gather", "--ddp-bucket-size"):
+    assert " %s " % flag not in serial, (flag, serial)
 print("job flags as Megatron-LM names them")
 PYEOF
-check "the job's flags follow each configuration's precision, loss and FSDP" test $? -eq 0
+check "the job's flags follow each configuration's precision, loss, FSDP and DP overlap" test $? -eq 0
 check_summary job_flags
