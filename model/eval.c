@@ -1381,7 +1381,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         /* the reduction that hides behind the backward (and the gather behind the next forward) slows
          * them by `kappa` of its hidden time (section 6), which shows here with the exposed part */
         double exposed = 0.0, kappa = st[s].gpu->comm_interference;
-        const double own = shared - st[s].emb_params - st[s].head_params;
+        const double own = sax_max(0.0, shared - st[s].emb_params - st[s].head_params);
         const double layer = st[s].layers > 0 ? own / st[s].layers : 0.0;
         const buckets_t bk =
             ddp_buckets(bucket, s == 0, v, st[s].head_params, layer, st[s].layers, st[s].emb_params);
