@@ -1367,7 +1367,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     const double eff = p->training.dp_overlap_efficiency;
     const double bucket =
         p->training.ddp_bucket_size > 0 ? (double)p->training.ddp_bucket_size : sax_max(4e7, 1e6 * c->dp);
-    double warm_up = 0.0; /* the first forwards of the stages before this one */
+    double warm_up = 0.0;                          /* the first forwards of the stages before this one */
+    double last_share[SAX_SIM_MAX_STAGES] = {0.0}; /* each stage's last bucket (ZeRO 0-2) */
+    sax_dp_wait_t dp_wait[SAX_SIM_MAX_STAGES] = {SAX_DP_WAIT_NONE}; /* and why its reduction shows */
     for (int s = 0; s < pp; s++) {
         if (have_links && cls.xsite_bytes > 0.0) {
             demand_add(bg, &cls, 1.0 / (pp * st[s].comp), false, cl->n_links);
@@ -1385,6 +1387,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         const double layer = st[s].layers > 0 ? own / st[s].layers : 0.0;
         const buckets_t bk =
             ddp_buckets(bucket, s == 0, v, st[s].head_params, layer, st[s].layers, st[s].emb_params);
+        last_share[s] = c->zero <= 2 ? bk.last : 0.0;
+        dp_wait[s] = c->zero > 2 ? SAX_DP_WAIT_NONE
+                     : s > 0     ? SAX_DP_WAIT_ONE_BUCKET
+                                 : SAX_DP_WAIT_LAST_BUCKET;
         sax_traffic_t tr, ag;
         traffic_zero(&tr, cl->n_links);
         traffic_zero(&ag, cl->n_links);
@@ -1395,6 +1401,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             double hide = eff * (pl.b_s[s] + pl.w_s[s]),
                    done = shared_s(cap, cl->n_links, t, hide, &tr, false, others);
             double out = bucket_exposed(done, hide, bk, t > 0.0 ? t_sh / t : 1.0, v);
+            if (dp_wait[s] == SAX_DP_WAIT_LAST_BUCKET && out > done * (t > 0.0 ? t_sh / t : 1.0) * bk.last)
+                dp_wait[s] = SAX_DP_WAIT_QUEUE;
             exposed = out + kappa * sax_min(done - out, hide);
             if (trace != NULL)
                 trace->dp_s[s] = done;
@@ -1417,6 +1425,9 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             double out_rs = bucket_exposed(done_rs, hide_b, bk, trs > 0.0 ? trs_sh / trs : 1.0, v),
                    out_ag = idle ? sax_max(0.0, done_ag - warm_up)
                                  : bucket_exposed(done_ag, hide_f, bk, tag > 0.0 ? tag_sh / tag : 1.0, v);
+            if (dp_wait[s] == SAX_DP_WAIT_LAST_BUCKET &&
+                out_rs > done_rs * (trs > 0.0 ? trs_sh / trs : 1.0) * bk.last)
+                dp_wait[s] = SAX_DP_WAIT_QUEUE;
             exposed = out_rs + out_ag +
                       kappa * (sax_min(done_rs - out_rs, hide_b) +
                                (idle ? 0.0 : sax_min(done_ag - out_ag, hide_f)));
@@ -1654,6 +1665,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         detail->math_s = (double)m * detail->stage_math_s[crit];
         detail->memory_s = (double)m * detail->stage_memory_s[crit];
         detail->micro = m;
+        detail->dp_wait = dp_wait[crit];
+        detail->dp_last_share = last_share[crit];
         detail->first_layer = 0;
         for (int s = 0; s < crit; s++)
             detail->first_layer += st[s].layers;

@@ -345,6 +345,9 @@ sax_status_t sax_model_explain(const sax_problem_t *p, const sax_candidate_t *c,
         dpx->has_coll = true;
         dpx->limited_by = dpx->coll.limited_by;
     }
+    dpx->stage = d.crit;
+    dpx->dp_wait = d.dp_wait;
+    dpx->last_bucket_share = d.dp_last_share;
 
     /* the pipeline: its bubble and its transfers, whichever is longer. The transfer explained is the
      * slowest boundary's; the bubble is the schedule's fill and drain, waiting on the other stages'

@@ -424,6 +424,8 @@ typedef struct {
     double math_s, memory_s;      /* its compute, all micro-batches (the result's compute phase but the
                                      optimizer step): GEMMs and attention, and memory-bound kernels */
     long micro;                   /* micro-batches per iteration */
+    sax_dp_wait_t dp_wait;        /* why the critical stage's DP reduction shows (ZeRO 0-2) */
+    double dp_last_share;         /* ...the share of its non-expert parameters in its last bucket */
     double stage_math_s[SAX_SIM_MAX_STAGES], stage_memory_s[SAX_SIM_MAX_STAGES]; /* the same, one
                                      micro-batch, every stage (how eval.c finds the critical one's) */
 } sax_eval_detail_t;

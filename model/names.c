@@ -37,6 +37,7 @@ const char *const sax_phase_names[SAX_PHASE_COUNT] = {SAX_PHASE_LIST(SAX_NAME_OF
 const char *const sax_key_names[SAX_KEY_COUNT] = {SAX_KEY_LIST(SAX_NAME_OF)};
 const char *const sax_bn_phase_names[SAX_BN_PHASE_COUNT] = {SAX_BN_PHASE_LIST(SAX_NAME_OF)};
 const char *const sax_limit_names[SAX_LIMIT_COUNT] = {SAX_LIMIT_LIST(SAX_NAME_OF)};
+const char *const sax_dp_wait_names[SAX_DP_WAIT_COUNT] = {SAX_DP_WAIT_LIST(SAX_NAME_OF)};
 const char *const sax_lever_keys[SAX_LEVER_COUNT] = {SAX_LEVER_LIST(SAX_NAME_OF)};
 const char *const sax_software_keys[SAX_SOFTWARE_COUNT] = {SAX_SOFTWARE_LIST(SAX_NAME_OF)};
 #undef SAX_NAME_OF

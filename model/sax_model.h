@@ -743,12 +743,22 @@ double sax_pfc_headroom_needed(const sax_cluster_t *cl, int link);
     X(SAX_LIMIT_OVERSUBSCRIPTION, "oversubscription")                                                        \
     X(SAX_LIMIT_NIC, "nic")                                                                                  \
     X(SAX_LIMIT_SCALE_UP, "scale_up")
+/* Why a stage's DP reduction (ZeRO 0-2) shows, in Megatron-Core's gradient buckets (docs/cost-model.md
+ * section 6): its one bucket a chunk reduces after the backward (a later stage, or chunks after the
+ * first); its last bucket, the embedding's, does; or its buckets queue longer than the backward lasts. */
+#define SAX_DP_WAIT_LIST(X)                                                                                  \
+    X(SAX_DP_WAIT_NONE, "none")                                                                              \
+    X(SAX_DP_WAIT_ONE_BUCKET, "one_bucket")                                                                  \
+    X(SAX_DP_WAIT_LAST_BUCKET, "last_bucket")                                                                \
+    X(SAX_DP_WAIT_QUEUE, "queue")
 #define SAX_ENUM_MEMBER(name, str) name,
 typedef enum { SAX_BN_PHASE_LIST(SAX_ENUM_MEMBER) SAX_BN_PHASE_COUNT } sax_bn_phase_t;
 typedef enum { SAX_LIMIT_LIST(SAX_ENUM_MEMBER) SAX_LIMIT_COUNT } sax_limit_t;
+typedef enum { SAX_DP_WAIT_LIST(SAX_ENUM_MEMBER) SAX_DP_WAIT_COUNT } sax_dp_wait_t;
 #undef SAX_ENUM_MEMBER
 extern const char *const sax_bn_phase_names[SAX_BN_PHASE_COUNT];
 extern const char *const sax_limit_names[SAX_LIMIT_COUNT];
+extern const char *const sax_dp_wait_names[SAX_DP_WAIT_COUNT];
 
 /* Why one collective or transfer takes its time. Each term is the operation re-timed by the closed
  * form with only that limit left: latency (every bandwidth and window unlimited, one NCCL loop), window
@@ -784,6 +794,10 @@ typedef struct {
     double math_s, memory_s;  /* compute: the critical stage's GEMM and attention time, and its
                                   memory-bound kernels' (optimizer: memory_s is its pass over HBM, the rest
                                   of exposed_s the host's synchronisation at the step) */
+    int stage;                /* dp with ZeRO 0-2: the stage that ends the iteration, */
+    sax_dp_wait_t dp_wait;    /* ...why its reduction shows (SAX_DP_WAIT_NONE: ZeRO 3), */
+    double last_bucket_share; /* ...and the share of its non-expert parameters in the bucket that
+                                  reduces only after its backward (its first chunk's on a later stage) */
 } sax_bottleneck_t;
 
 /* The phases of candidate c's iteration with nonzero exposed time, sorted by exposed time, longest

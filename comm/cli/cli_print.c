@@ -173,6 +173,14 @@ void cli_print_eval_json(FILE *f, const sax_problem_t *p, const sax_result_t *r,
         fprintf(f, ", \"limited_by\": \"%s\"}", sax_limit_names[bn[i].limited_by]);
     }
     fputs("]", f);
+    /* why the DP reduction shows, beside the contract's bottleneck entries (which keep their three keys) */
+    for (int i = 0; i < n_bn; i++)
+        if (bn[i].phase == SAX_BN_DP && bn[i].dp_wait != SAX_DP_WAIT_NONE) {
+            fprintf(f, ", \"dp_sync\": {\"stage\": %d, \"waits_on\": \"%s\", \"last_bucket_share\": ",
+                    bn[i].stage, sax_dp_wait_names[bn[i].dp_wait]);
+            cli_print_json_number(f, bn[i].last_bucket_share);
+            fputs("}", f);
+        }
     if (job != NULL) {
         fputs(", \"job\": ", f);
         cli_print_job(f, p, job, true);
@@ -222,14 +230,28 @@ void cli_print_bottlenecks_text(FILE *f, const sax_bottleneck_t *bn, int n_bn)
     fprintf(f, "what limits each phase (exposed time, longest first):\n");
     for (int i = 0; i < n_bn; i++) {
         const sax_bottleneck_t *b = &bn[i];
-        char why[256], t1[32], t2[32];
+        char why[512], t1[32], t2[32];
         if (b->has_coll) {
-            char words[160];
+            char words[160], buckets[192] = "";
             limit_words(words, sizeof words, &b->coll);
             char size[32], took[32];
-            snprintf(why, sizeof why, "%s; its %s of %s over %d GPUs takes %s", words,
+            if (b->phase == SAX_BN_DP && b->dp_wait == SAX_DP_WAIT_ONE_BUCKET)
+                snprintf(buckets, sizeof buckets,
+                         "; stage %d reduces its gradients as one bucket a chunk, after its backward "
+                         "(Megatron-Core splits only the first stage's first chunk)",
+                         b->stage);
+            else if (b->phase == SAX_BN_DP && b->dp_wait == SAX_DP_WAIT_LAST_BUCKET)
+                snprintf(buckets, sizeof buckets,
+                         "; stage %d's last bucket, the embedding's (%.3g %% of its parameters), reduces "
+                         "after its backward",
+                         b->stage, 100.0 * b->last_bucket_share);
+            else if (b->phase == SAX_BN_DP && b->dp_wait == SAX_DP_WAIT_QUEUE)
+                snprintf(buckets, sizeof buckets,
+                         "; stage %d's buckets queue on the link for longer than its last backward",
+                         b->stage);
+            snprintf(why, sizeof why, "%s; its %s of %s over %d GPUs takes %s%s", words,
                      sax_coll_op_names[b->coll.op], sax_quantity_str(b->coll.bytes, "B", size, sizeof size),
-                     b->coll.gpus, sax_quantity_str(b->coll.time_s, "s", took, sizeof took));
+                     b->coll.gpus, sax_quantity_str(b->coll.time_s, "s", took, sizeof took), buckets);
         } else if (b->phase == SAX_BN_PP && b->bubble_of == SAX_BN_COMPUTE) {
             snprintf(why, sizeof why,
                      "%s: the schedule's bubble (%s of it) waits on the other stages' compute",

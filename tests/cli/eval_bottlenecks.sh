@@ -12,6 +12,8 @@
 #     limited by the window, and its 40-odd seconds exceed the compute (about 1.6 s).
 #  3. The text output says it in words, one line per phase.
 #  4. An infeasible configuration has an empty list.
+#  5. Beside them, dp_sync says why the DP reduction shows: on the one stage its buckets queue (the
+#     embedding's, 128256 x 8192 / 8 of 70.6e9 / 8 parameters, 1.5 %, is the last).
 set -uo pipefail
 sax=$1
 ex=$2/two-sites-collectives.json
@@ -27,6 +29,8 @@ check() { # check DESCRIPTION PYTHON-EXPRESSION JSON
 out=$("$sax" eval "$ex" --json) || { echo "FAIL: eval exit $?"; fail=1; }
 check "the contract's keys are all still there" \
     'all(k in d for k in ["feasible","infeasible_reason","iteration_time_s","tokens_per_s","mfu","model_flops_per_iteration","memory_per_gpu_bytes","cross_site_bytes_per_iteration","breakdown_s","site_links"])' "$out"
+check "dp_sync: the reduction of 40-odd seconds outlasts the backward (buckets queue), on the one stage" \
+    'd["dp_sync"]["stage"] == 0 and d["dp_sync"]["waits_on"] == "queue" and 0 < d["dp_sync"]["last_bucket_share"] < 0.05' "$out"
 check "bottlenecks: phase, exposed_s, limited_by from the contract's lists" \
     'isinstance(d["bottlenecks"], list) and len(d["bottlenecks"]) > 0 and all(set(b) == {"phase","exposed_s","limited_by"} and b["phase"] in ["compute","tp","cp","ep","pp","dp","optimizer"] and b["limited_by"] in ["compute","memory_bandwidth","latency","window","link_capacity","oversubscription","nic","scale_up"] for b in d["bottlenecks"])' "$out"
 check "each phase once, longest first, none without time" \

@@ -263,6 +263,66 @@ static void test_two_site_dp_window(void **state)
     assert_int_equal(b[0].limited_by, SAX_LIMIT_WINDOW);
     assert_near(b[0].coll.rtt_s, 20e-3, 1e-12);
     assert_int_equal(b[0].coll.gpus, 2);
+    /* its buckets queue: 76 s of reduction against a backward of a fraction of a second */
+    assert_int_equal(b[0].stage, 0);
+    assert_int_equal(b[0].dp_wait, SAX_DP_WAIT_QUEUE);
+}
+
+/* Why DP shows (Megatron-Core's gradient buckets, docs/cost-model.md section 6), by hand on the small
+ * model at TP 8: a layer holds (4096 x (4096 + 2 x 4096) + 4096^2 + 2 x 4096 x 16384) / 8 = 25,165,824
+ * parameters a GPU plus its two norms, 2 x 4096 (sax splits them over TP too: 25,166,848), the output
+ * layer and the embedding 32000 x 4096 / 8 = 16,384,000 each. DP 2 takes buckets of 4e7 parameters
+ * (max(4e7, 1e6 dp)): the output layer and one layer fill the first, then two layers each; the eighth
+ * layer is left for the embedding's, 41,550,848 of 234,102,784 (17.75 %).
+ * - One stage over two nodes of 8 (50 GB/s NICs), micro-batch 4, one micro-batch: the reduce-scatter
+ *   of 234,102,784 x 4 B = 0.94 GB, half of it over each GPU's NIC at 45 GB/s (10 ms), behind a backward
+ *   of some 100 ms; all but the last bucket hide, and that one reduces after the backward: last_bucket,
+ *   17.75 %.
+ * - Two stages of two chunks (interleaved, TP 4, 16 GPUs): a later stage reduces each chunk as one
+ *   bucket when the chunk's last backward ends; whichever stage ends the iteration, a later one waits on
+ *   its one bucket a chunk (half its parameters, its first chunk's), the first on its last bucket or its
+ *   queue. */
+static void test_dp_waits(void **state)
+{
+    (void)state;
+    sax_problem_t p;
+    make_problem(&p, 16, 0.0, 0.0, 0.0);
+    p.cluster.gpu.speed_cv = 0.0;
+    p.cluster.sites[0].gpu.speed_cv = 0.0;
+    sax_candidate_t c = candidate(8, 2);
+    c.micro_batch = 4;
+    sax_bottleneck_t b[SAX_BN_PHASE_COUNT];
+    int n = -1;
+    assert_int_equal(sax_model_explain(&p, &c, scratch, b, &n), SAX_OK);
+    check_against_breakdown(&p, &c, b, n);
+    const sax_bottleneck_t *dp = find(b, n, SAX_BN_DP);
+    assert_non_null(dp);
+    assert_int_equal(dp->stage, 0);
+    assert_int_equal(dp->dp_wait, SAX_DP_WAIT_LAST_BUCKET);
+    assert_near(dp->last_bucket_share, 41550848.0 / 234102784.0, 1e-12);
+
+    c = candidate(4, 2);
+    c.pp = 2;
+    c.vpp = 2;
+    c.schedule = SAX_SCHEDULE_INTERLEAVED;
+    assert_int_equal(sax_model_explain(&p, &c, scratch, b, &n), SAX_OK);
+    check_against_breakdown(&p, &c, b, n);
+    dp = find(b, n, SAX_BN_DP);
+    assert_non_null(dp);
+    if (dp->stage > 0) {
+        assert_int_equal(dp->dp_wait, SAX_DP_WAIT_ONE_BUCKET);
+        assert_near(dp->last_bucket_share, 0.5, 1e-12);
+    } else {
+        assert_true(dp->dp_wait == SAX_DP_WAIT_LAST_BUCKET || dp->dp_wait == SAX_DP_WAIT_QUEUE);
+        assert_true(dp->last_bucket_share > 0.0 && dp->last_bucket_share < 0.5);
+    }
+
+    c = candidate(8, 2);
+    c.zero = 3;
+    assert_int_equal(sax_model_explain(&p, &c, scratch, b, &n), SAX_OK);
+    dp = find(b, n, SAX_BN_DP);
+    if (dp != NULL)
+        assert_int_equal(dp->dp_wait, SAX_DP_WAIT_NONE);
 }
 
 /* One node, tp = 4 and pp = 2 (8 micro-batches, 1F1B): a boundary's transfer is 8192 x 4096 x 2 B / 4 =
@@ -313,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_oversubscription_and_nic),
         cmocka_unit_test(test_single_node_job),
         cmocka_unit_test(test_two_site_dp_window),
+        cmocka_unit_test(test_dp_waits),
         cmocka_unit_test(test_pipeline_bubble_is_compute),
         cmocka_unit_test(test_infeasible_has_none),
     };
