@@ -282,6 +282,16 @@ static void test_two_site_dp_window(void **state)
  *   bucket when the chunk's last backward ends; whichever stage ends the iteration, a later one waits on
  *   its one bucket a chunk (half its parameters, its first chunk's), the first on its last bucket or its
  *   queue. */
+/* The DP phase of `c` on `p`, its phases checked against the breakdown (NULL: no DP time). */
+static const sax_bottleneck_t *dp_phase(const sax_problem_t *p, const sax_candidate_t *c,
+                                        sax_bottleneck_t b[SAX_BN_PHASE_COUNT])
+{
+    int n = -1;
+    assert_int_equal(sax_model_explain(p, c, scratch, b, &n), SAX_OK);
+    check_against_breakdown(p, c, b, n);
+    return find(b, n, SAX_BN_DP);
+}
+
 static void test_dp_waits(void **state)
 {
     (void)state;
@@ -289,13 +299,10 @@ static void test_dp_waits(void **state)
     make_problem(&p, 16, 0.0, 0.0, 0.0);
     p.cluster.gpu.speed_cv = 0.0;
     p.cluster.sites[0].gpu.speed_cv = 0.0;
+    sax_bottleneck_t b[SAX_BN_PHASE_COUNT];
     sax_candidate_t c = candidate(8, 2);
     c.micro_batch = 4;
-    sax_bottleneck_t b[SAX_BN_PHASE_COUNT];
-    int n = -1;
-    assert_int_equal(sax_model_explain(&p, &c, scratch, b, &n), SAX_OK);
-    check_against_breakdown(&p, &c, b, n);
-    const sax_bottleneck_t *dp = find(b, n, SAX_BN_DP);
+    const sax_bottleneck_t *dp = dp_phase(&p, &c, b);
     assert_non_null(dp);
     assert_int_equal(dp->stage, 0);
     assert_int_equal(dp->dp_wait, SAX_DP_WAIT_LAST_BUCKET);
@@ -305,9 +312,7 @@ static void test_dp_waits(void **state)
     c.pp = 2;
     c.vpp = 2;
     c.schedule = SAX_SCHEDULE_INTERLEAVED;
-    assert_int_equal(sax_model_explain(&p, &c, scratch, b, &n), SAX_OK);
-    check_against_breakdown(&p, &c, b, n);
-    dp = find(b, n, SAX_BN_DP);
+    dp = dp_phase(&p, &c, b);
     assert_non_null(dp);
     if (dp->stage > 0) {
         assert_int_equal(dp->dp_wait, SAX_DP_WAIT_ONE_BUCKET);
@@ -319,10 +324,8 @@ static void test_dp_waits(void **state)
 
     c = candidate(8, 2);
     c.zero = 3;
-    assert_int_equal(sax_model_explain(&p, &c, scratch, b, &n), SAX_OK);
-    dp = find(b, n, SAX_BN_DP);
-    if (dp != NULL)
-        assert_int_equal(dp->dp_wait, SAX_DP_WAIT_NONE);
+    dp = dp_phase(&p, &c, b);
+    assert_true(dp == NULL || dp->dp_wait == SAX_DP_WAIT_NONE);
 }
 
 /* One node, tp = 4 and pp = 2 (8 micro-batches, 1F1B): a boundary's transfer is 8192 x 4096 x 2 B / 4 =
