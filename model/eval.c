@@ -546,10 +546,12 @@ static buckets_t ddp_buckets(double bucket, bool split, int v, double head, doub
  * bucket's wait plus the rest; `w` is the share of `t` the buckets describe (not the experts'). With
  * several chunks each synchronises behind the others' backward, which the window does not count: only
  * the last bucket is added then. */
-static double bucket_exposed(double t, double hide, buckets_t b, double w, int v)
+static double bucket_exposed(double t, double hide, buckets_t b, double w, int v, bool *queued)
 {
-    double wait = v == 1 ? t - hide * (1.0 - w * b.first) : t - hide;
-    return sax_max(0.0, sax_max(t * w * b.last, wait));
+    double wait = v == 1 ? t - hide * (1.0 - w * b.first) : t - hide, tail = t * w * b.last;
+    if (queued != NULL) /* the queue, not the last bucket, sets the end */
+        *queued = wait > tail;
+    return sax_max(0.0, sax_max(tail, wait));
 }
 
 /* PyTorch's ring attention (training.cp_implementation "pytorch") rather than Transformer Engine's. */
@@ -1391,6 +1393,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
         dp_wait[s] = c->zero > 2 ? SAX_DP_WAIT_NONE
                      : s > 0     ? SAX_DP_WAIT_ONE_BUCKET
                                  : SAX_DP_WAIT_LAST_BUCKET;
+        bool queued = false; /* the reduction's buckets outlast the window (the first stage's) */
         sax_traffic_t tr, ag;
         traffic_zero(&tr, cl->n_links);
         traffic_zero(&ag, cl->n_links);
@@ -1400,9 +1403,7 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
                                          gb, &tr);
             double hide = eff * (pl.b_s[s] + pl.w_s[s]),
                    done = shared_s(cap, cl->n_links, t, hide, &tr, false, others);
-            double out = bucket_exposed(done, hide, bk, t > 0.0 ? t_sh / t : 1.0, v);
-            if (dp_wait[s] == SAX_DP_WAIT_LAST_BUCKET && out > done * (t > 0.0 ? t_sh / t : 1.0) * bk.last)
-                dp_wait[s] = SAX_DP_WAIT_QUEUE;
+            double out = bucket_exposed(done, hide, bk, t > 0.0 ? t_sh / t : 1.0, v, &queued);
             exposed = out + kappa * sax_min(done - out, hide);
             if (trace != NULL)
                 trace->dp_s[s] = done;
@@ -1422,12 +1423,10 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             /* a later stage's one bucket is gathered from the iteration's start (optimizer.zero_grad
              * dispatches every first gather) while the stage waits for its first activations, idle */
             const bool idle = s > 0 && v == 1 && eff > 0.0;
-            double out_rs = bucket_exposed(done_rs, hide_b, bk, trs > 0.0 ? trs_sh / trs : 1.0, v),
-                   out_ag = idle ? sax_max(0.0, done_ag - warm_up)
-                                 : bucket_exposed(done_ag, hide_f, bk, tag > 0.0 ? tag_sh / tag : 1.0, v);
-            if (dp_wait[s] == SAX_DP_WAIT_LAST_BUCKET &&
-                out_rs > done_rs * (trs > 0.0 ? trs_sh / trs : 1.0) * bk.last)
-                dp_wait[s] = SAX_DP_WAIT_QUEUE;
+            double out_rs = bucket_exposed(done_rs, hide_b, bk, trs > 0.0 ? trs_sh / trs : 1.0, v, &queued),
+                   out_ag =
+                       idle ? sax_max(0.0, done_ag - warm_up)
+                            : bucket_exposed(done_ag, hide_f, bk, tag > 0.0 ? tag_sh / tag : 1.0, v, NULL);
             exposed = out_rs + out_ag +
                       kappa * (sax_min(done_rs - out_rs, hide_b) +
                                (idle ? 0.0 : sax_min(done_ag - out_ag, hide_f)));
@@ -1435,6 +1434,8 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
             if (trace != NULL)
                 trace->dp_s[s] = done_rs + done_ag;
         }
+        if (dp_wait[s] == SAX_DP_WAIT_LAST_BUCKET && queued)
+            dp_wait[s] = SAX_DP_WAIT_QUEUE;
         traffic_add(&tr_dp, &tr, 1.0 / pp, cl->n_links);
         end[s] = exposed;
         warm_up += pl.f_s[s];
