@@ -2,7 +2,9 @@
  * on measured iteration times, and their k-fold cross-validated (held-out) error.
  *
  * Residual of run i: predicted / measured iteration time - 1 (relative, so a 100 s run and a 0.5 s
- * run weigh alike). The parameters (CAL_RUN_PARAM_LIST) are shared by all runs: the overlap
+ * run weigh alike), through a soft-L1 loss (cal_soft_l1): quadratic near 0, linear beyond
+ * CAL_RUN_SOFT_L1, so the fit minimises about the mean absolute error it is reported by, and a run the
+ * model does not explain pulls it by its error, not by its error's square. The parameters (CAL_RUN_PARAM_LIST) are shared by all runs: the overlap
  * efficiencies of the training section, and per GPU type the GEMM efficiency ceiling (unless GEMM
  * micro-benchmarks measured it: a measured parameter is not refitted), the memory efficiency, the fp8
  * GEMM ceiling when fp8 runs use the GPU, how much communication hidden behind compute slows it, and
@@ -158,6 +160,16 @@ sax_status_t cal_assume_fit(const cal_state_t *st, sax_config_t *cfg, unsigned s
  * (docs/calibration.md) */
 #define CAL_RUN_NOISE 0.10
 
+/* The scale of the fit's soft-L1 loss (cal_soft_l1): a run's relative error counts as its square up to
+ * about this, beyond it as its absolute value, the measure the fit is judged by (docs/calibration.md) */
+#define CAL_RUN_SOFT_L1 0.05
+
+double cal_soft_l1(double e, double c)
+{
+    /* c sqrt(2 (sqrt(1 + u^2) - 1)) with u = e/c, written without the cancellation near 0 */
+    return e * sqrt(2.0 / (1.0 + sqrt(1.0 + (e / c) * (e / c))));
+}
+
 /* The runs a fit uses. */
 typedef struct {
     const cal_state_t *st;
@@ -174,7 +186,7 @@ static sax_status_t run_residuals(void *ctx, const double *x, double *r, sax_err
         sax_status_t s = cal_predict(f->st, x, &run->cfg, run->label, &t, err);
         if (s != SAX_OK)
             return s;
-        r[i] = t / run->measured_s - 1.0;
+        r[i] = cal_soft_l1(t / run->measured_s - 1.0, CAL_RUN_SOFT_L1);
     }
     return SAX_OK;
 }
@@ -344,8 +356,6 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
     if (s != SAX_OK)
         goto done;
     st->run_fitted = true;
-    st->run_rms = res.rms;
-    st->run_start_rms = res.start_rms;
     st->run_condition = res.condition;
     st->run_iterations = res.iterations;
     for (int j = 0; j < st->n_params; j++) {
@@ -354,12 +364,17 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
         st->params[j].determined = res.determined[j];
         st->params[j].at_bound = res.at_bound[j];
     }
+    double ss = 0.0, ss_start = 0.0; /* the relative errors' own rms, not the loss's */
     for (int u = 0; u < usable; u++) {
         cal_run_t *run = &st->runs[idx[u]];
         s = cal_predict(st, res.x, &run->cfg, run->label, &run->fitted_s, err);
         if (s != SAX_OK)
             goto done;
+        ss += pow(run->fitted_s / run->measured_s - 1.0, 2.0);
+        ss_start += pow(run->start_s / run->measured_s - 1.0, 2.0);
     }
+    st->run_rms = sqrt(ss / usable);
+    st->run_start_rms = sqrt(ss_start / usable);
 
     /* Cross-validation over the usable runs: k folds, or one a family. */
     int *train = malloc((size_t)usable * sizeof *train), *fold = malloc((size_t)usable * sizeof *fold);

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "calibration_internal.h"
 #include "sax_calibration.h"
 
 #include <math.h>
@@ -595,6 +596,59 @@ static void test_nls_recovery(void **state)
     assert_true(r.rms > 0.002 && r.rms < 0.03);
 }
 
+/* The run fit's soft-L1 loss, by hand: its residual's square is 2 c^2 (sqrt(1 + (e/c)^2) - 1), so
+ * e at e -> 0, c sqrt(2 (sqrt 2 - 1)) at e = c, odd, and 2 c |e| - 2 c^2 + O(c^3/|e|) far out. */
+static void test_soft_l1_by_hand(void **state)
+{
+    (void)state;
+    const double c = 0.05;
+    assert_true(cal_soft_l1(0.0, c) == 0.0);
+    assert_true(fabs(cal_soft_l1(1e-6, c) - 1e-6) < 1e-15);
+    assert_true(fabs(cal_soft_l1(c, c) - 0.0455089861) < 1e-10);
+    assert_true(cal_soft_l1(-c, c) == -cal_soft_l1(c, c));
+    double far = cal_soft_l1(-0.6, c);
+    assert_true(far < 0.0 && fabs(far * far - (2.0 * c * 0.6 - 2.0 * c * c)) < 2.0 * c * c * c / 0.6);
+}
+
+/* t_i = a u_i on 12 runs of which one measured 2.5 times the model's time (a run the model does not
+ * explain: 60 % too fast). With k = a / a_true, least squares minimises 11 (k - 1)^2 + (k/2.5 - 1)^2:
+ * k = 11.4 / 11.16 = 1.021505. The soft-L1 loss of scale 0.05 sets 11 rho'(k - 1) = -rho'(k/2.5 - 1) /
+ * 2.5 with rho'(e) = 2 e / sqrt(1 + (e/c)^2): the outlier pulls with about 2c / 2.5, so k - 1 is about
+ * 0.0399 / 22 = 0.00181 (1.0018131 solved by bisection). */
+typedef struct {
+    double loss_c; /* 0: least squares */
+    double u[12], t[12];
+} outlier_data_t;
+
+static sax_status_t outlier_residuals(void *ctx, const double *x, double *r, sax_error_t *err)
+{
+    (void)err;
+    const outlier_data_t *d = ctx;
+    for (int i = 0; i < 12; i++) {
+        double e = x[0] * d->u[i] / d->t[i] - 1.0;
+        r[i] = d->loss_c > 0.0 ? cal_soft_l1(e, d->loss_c) : e;
+    }
+    return SAX_OK;
+}
+
+static void test_soft_l1_outlier(void **state)
+{
+    (void)state;
+    outlier_data_t d = {.loss_c = 0.0};
+    for (int i = 0; i < 12; i++) {
+        d.u[i] = 1.0 + i;
+        d.t[i] = 0.37 * d.u[i] * (i == 7 ? 2.5 : 1.0);
+    }
+    const sax_nls_param_t p[1] = {{"a", 0.5, 0.0, 10.0, 0.0}};
+    sax_nls_result_t r;
+    sax_error_t err = {{0}};
+    assert_int_equal(sax_nls_fit(12, 1, p, outlier_residuals, &d, &r, &err), SAX_OK);
+    assert_true(fabs(r.x[0] / 0.37 - 11.4 / 11.16) < 1e-6);
+    d.loss_c = 0.05;
+    assert_int_equal(sax_nls_fit(12, 1, p, outlier_residuals, &d, &r, &err), SAX_OK);
+    assert_true(fabs(r.x[0] / 0.37 - 1.0018131) < 1e-6);
+}
+
 static void test_nls_bound(void **state)
 {
     (void)state;
@@ -677,6 +731,8 @@ int main(void)
         cmocka_unit_test(test_coll_ill_posed),
         cmocka_unit_test(test_nls_recovery),
         cmocka_unit_test(test_nls_bound),
+        cmocka_unit_test(test_soft_l1_by_hand),
+        cmocka_unit_test(test_soft_l1_outlier),
         cmocka_unit_test(test_nls_prior),
         cmocka_unit_test(test_gemm_recovery),
         cmocka_unit_test(test_gemm_fp8_ceiling),
