@@ -298,11 +298,12 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
         }
     }
     if (st->run_fitted) {
-        fprintf(out,
-                "\nend-to-end runs: %d parameters by Levenberg-Marquardt (%d iterations), rms relative error "
-                "%.2f%% (start %.2f%%), condition %.3g\n",
-                st->n_params, st->run_iterations, 100.0 * st->run_rms, 100.0 * st->run_start_rms,
-                st->run_condition);
+        fprintf(
+            out,
+            "\nend-to-end runs: %d parameters by Levenberg-Marquardt on a soft-L1 loss of scale %.0f%% (%d "
+            "iterations), rms relative error %.2f%% (start %.2f%%), condition %.3g\n",
+            st->n_params, 100.0 * CAL_RUN_SOFT_L1, st->run_iterations, 100.0 * st->run_rms,
+            100.0 * st->run_start_rms, st->run_condition);
         int usable = 0, determined = 0;
         for (int i = 0; i < st->n_runs; i++)
             usable += st->runs[i].usable;
@@ -592,6 +593,8 @@ void cal_report_json(const cal_state_t *st, const sax_coll_measurement_t *m, con
         cJSON_AddItemToObject(runs, "heldout_mean_abs_rel_error", json_num(held.mean_abs));
         cJSON_AddItemToObject(runs, "heldout_max_abs_rel_error", json_num(held.max_abs));
         cJSON_AddItemToObject(runs, "condition", json_num(st->run_condition));
+        cJSON_AddStringToObject(runs, "loss", "soft_l1");
+        cJSON_AddItemToObject(runs, "loss_scale", json_num(CAL_RUN_SOFT_L1));
     }
     if (h->n > 0) {
         cJSON *ho = cJSON_AddObjectToObject(root, "holdout");

@@ -160,10 +160,6 @@ sax_status_t cal_assume_fit(const cal_state_t *st, sax_config_t *cfg, unsigned s
  * (docs/calibration.md) */
 #define CAL_RUN_NOISE 0.10
 
-/* The scale of the fit's soft-L1 loss (cal_soft_l1): a run's relative error counts as its square up to
- * about this, beyond it as its absolute value, the measure the fit is judged by (docs/calibration.md) */
-#define CAL_RUN_SOFT_L1 0.05
-
 double cal_soft_l1(double e, double c)
 {
     /* c sqrt(2 (sqrt(1 + u^2) - 1)) with u = e/c, written without the cancellation near 0 */

@@ -174,6 +174,9 @@ typedef struct {
 
 /* The family a run is cross-validated with under --leave-family-out: its `family`, or its name. */
 const char *cal_run_family(const cal_run_t *r);
+/* The scale of the run fit's soft-L1 loss (cal_soft_l1): a run's relative error counts as its square up
+ * to about this, beyond it as its absolute value, the measure the fit is judged by (docs/calibration.md) */
+#define CAL_RUN_SOFT_L1 0.05
 /* Relative error e through the soft-L1 loss of scale c, as a residual: its square is
  * 2 c^2 (sqrt(1 + (e/c)^2) - 1), about e^2 for |e| << c and 2 c |e| for |e| >> c (calibrate_runs.c). */
 double cal_soft_l1(double e, double c);

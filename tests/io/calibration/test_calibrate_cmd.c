@@ -414,6 +414,9 @@ static void test_runs_recover_known_parameters(void **state)
     /* held out, each fold's fit stops at Levenberg-Marquardt's tolerance short of the truth: 0.09 % with
      * the step overhead at its start value, 0.15 % with the 30 ms to find */
     assert_true(cJSON_GetObjectItemCaseSensitive(r, "heldout_mean_abs_rel_error")->valuedouble < 2e-3);
+    /* the loss the runs were fitted on, and its scale */
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "loss")->valuestring, "soft_l1");
+    assert_true(cJSON_GetObjectItemCaseSensitive(r, "loss_scale")->valuedouble == 0.05);
     cJSON_Delete(root);
 }
 
