@@ -4,14 +4,15 @@
  * Residual of run i: predicted / measured iteration time - 1 (relative, so a 100 s run and a 0.5 s
  * run weigh alike), through a soft-L1 loss (cal_soft_l1): quadratic near 0, linear beyond
  * CAL_RUN_SOFT_L1, so the fit minimises about the mean absolute error it is reported by, and a run the
- * model does not explain pulls it by its error, not by its error's square. The parameters (CAL_RUN_PARAM_LIST) are shared by all runs: the overlap
- * efficiencies of the training section, and per GPU type the GEMM efficiency ceiling (unless GEMM
- * micro-benchmarks measured it: a measured parameter is not refitted), the memory efficiency, the fp8
- * GEMM ceiling when fp8 runs use the GPU, how much communication hidden behind compute slows it, and
- * the speed of each flash-attention kernel its runs use.
+ * model does not explain pulls it by its error, not by its error's square.
+ * The parameters (CAL_RUN_PARAM_LIST) are shared by all runs: the overlap efficiencies of the training
+ * section, and per GPU type the GEMM efficiency ceiling (unless GEMM micro-benchmarks measured it: a
+ * measured parameter is not refitted), the memory efficiency, the fp8 GEMM ceiling when fp8 runs use the
+ * GPU, how much communication hidden behind compute slows it, and the speed of each flash-attention
+ * kernel its runs use.
  * They start from the configured (or micro-benchmark-fitted) values and stay inside their ranges; each
  * has a Gaussian prior on its start value (its width in CAL_RUN_PARAM_LIST, against CAL_RUN_NOISE), so
- * the fit is the maximum a posteriori estimate (least squares alone under --no-prior).
+ * the fit is the maximum a posteriori estimate (the loss alone under --no-prior).
  * Each run is evaluated with the network and GPU values fitted from the micro-benchmarks wherever it
  * shares a tier name or GPU name with the calibrated configuration.
  * Cross-validation: run i belongs to fold i mod k, k = min(5, runs), or with --leave-family-out to
