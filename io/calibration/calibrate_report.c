@@ -85,7 +85,7 @@ static cJSON *json_assumed(const cal_assumed_t *as)
 }
 
 typedef struct {
-    double mean_abs, max_abs;
+    double mean_abs, max_abs, sum_squares;
     int n;
 } err_stats_t;
 
@@ -96,8 +96,11 @@ static void stats_add(err_stats_t *e, double predicted, double measured)
     double a = fabs(predicted / measured - 1.0);
     e->mean_abs = (e->mean_abs * e->n + a) / (e->n + 1);
     e->max_abs = fmax(e->max_abs, a);
+    e->sum_squares += a * a;
     e->n++;
 }
+
+static double stats_rms(const err_stats_t *e) { return e->n > 0 ? sqrt(e->sum_squares / e->n) : NAN; }
 
 /* The held-out errors of the usable runs of the family of run i (cal_run_family), if i is the first
  * usable run of it; false otherwise. */
@@ -301,9 +304,8 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
         fprintf(
             out,
             "\nend-to-end runs: %d parameters by Levenberg-Marquardt on a soft-L1 loss of scale %.0f%% (%d "
-            "iterations), rms relative error %.2f%% (start %.2f%%), condition %.3g\n",
-            st->n_params, 100.0 * CAL_RUN_SOFT_L1, st->run_iterations, 100.0 * st->run_rms,
-            100.0 * st->run_start_rms, st->run_condition);
+            "iterations), condition %.3g\n",
+            st->n_params, 100.0 * CAL_RUN_SOFT_L1, st->run_iterations, st->run_condition);
         int usable = 0, determined = 0;
         for (int i = 0; i < st->n_runs; i++)
             usable += st->runs[i].usable;
@@ -353,6 +355,8 @@ void cal_report_text(const cal_state_t *st, const sax_coll_measurement_t *m, con
         fprintf(out, "  mean |error|: start %.2f%%, fitted (in sample) %.2f%%, %s %.2f%% (max %.2f%%)\n",
                 100.0 * before.mean_abs, 100.0 * fitted.mean_abs, how, 100.0 * held.mean_abs,
                 100.0 * held.max_abs);
+        fprintf(out, "  rms error: start %.2f%%, fitted (in sample) %.2f%%, %s %.2f%%\n",
+                100.0 * stats_rms(&before), 100.0 * stats_rms(&fitted), how, 100.0 * stats_rms(&held));
         if (st->opts->leave_family_out) {
             fprintf(out, "  %-44s %5s %13s %9s\n", "family (held out)", "runs", "mean |error|", "max");
             err_stats_t e;

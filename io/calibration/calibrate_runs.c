@@ -361,17 +361,12 @@ sax_status_t cal_runs_fit(cal_state_t *st, sax_error_t *err)
         st->params[j].determined = res.determined[j];
         st->params[j].at_bound = res.at_bound[j];
     }
-    double ss = 0.0, ss_start = 0.0; /* the relative errors' own rms, not the loss's */
     for (int u = 0; u < usable; u++) {
         cal_run_t *run = &st->runs[idx[u]];
         s = cal_predict(st, res.x, &run->cfg, run->label, &run->fitted_s, err);
         if (s != SAX_OK)
             goto done;
-        ss += pow(run->fitted_s / run->measured_s - 1.0, 2.0);
-        ss_start += pow(run->start_s / run->measured_s - 1.0, 2.0);
     }
-    st->run_rms = sqrt(ss / usable);
-    st->run_start_rms = sqrt(ss_start / usable);
 
     /* Cross-validation over the usable runs: k folds, or one a family. */
     int *train = malloc((size_t)usable * sizeof *train), *fold = malloc((size_t)usable * sizeof *fold);

@@ -123,7 +123,7 @@ typedef struct {
     int n_params;
     cal_param_t params[SAX_LSQ_MAX_PARAMS];
     int folds;
-    double run_rms, run_start_rms, run_condition;
+    double run_condition;
     int run_iterations;
     bool run_fitted;
     sax_scratch_t *scratch; /* sax_model_eval scratch (sax_scratch_init-ed) */
