@@ -1527,10 +1527,14 @@ static sax_status_t eval_all(const sax_problem_t *p, const sax_candidate_t *c, s
     for (int s = 0; s < pp; s++) {
         double ex = st[s].expert_params, shared = st[s].params - ex;
         /* Adam: read the fp32 gradient (4 B) and the optimizer state (O: master, m, v), write the state
-         * and the bf16 weights (2 B), which it also reads without a master copy: 30 B with fp32 state */
+         * and the bf16 weights (2 B), which it also reads without a master copy: 30 B with fp32 state.
+         * fp16's dynamic loss scaling first unscales the fp32 gradients and checks them for inf/nan, one
+         * read and one write of each (Megatron-Core's _unscale_main_grads_and_check_for_nan,
+         * torch._amp_foreach_non_finite_check_and_unscale_): 8 B more. */
         double opt_params = c->zero >= 1 ? shared / shard + ex / expert_shard : st[s].params;
-        double opt_bytes =
-            6.0 + 2.0 * sax_optimizer_bytes(&p->training) + (p->training.master_weights ? 0.0 : 2.0);
+        double opt_bytes = 6.0 + 2.0 * sax_optimizer_bytes(&p->training) +
+                           (p->training.master_weights ? 0.0 : 2.0) +
+                           (p->training.precision == SAX_PRECISION_FP16 ? 8.0 : 0.0);
         opt[s] = opt_params * opt_bytes / (st[s].gpu->hbm_bw_Bps * st[s].gpu->mem_eff) *
                      costs_for(p, c, st[s].gpu, cache, &n_cache)->slowest +
                  p->training.step_overhead_s; /* the host's synchronisation at the step (section 2) */

@@ -48,8 +48,12 @@ int sax_status_exit_code(sax_status_t s);
 
 /* ---- named choices (X-macro lists: enum constant, name in files and on the command line) ---- */
 
-#define SAX_PRECISION_LIST(X) X(SAX_PRECISION_BF16, "bf16") X(SAX_PRECISION_FP8, "fp8")
-#define SAX_FFN_ACT_LIST(X) X(SAX_FFN_GELU, "gelu") X(SAX_FFN_SWIGLU, "swiglu")
+#define SAX_PRECISION_LIST(X)                                                                                \
+    X(SAX_PRECISION_BF16, "bf16") X(SAX_PRECISION_FP8, "fp8") X(SAX_PRECISION_FP16, "fp16")
+#define SAX_FFN_ACT_LIST(X)                                                                                  \
+    X(SAX_FFN_GELU, "gelu")                                                                                  \
+    X(SAX_FFN_SWIGLU, "swiglu")                                                                              \
+    X(SAX_FFN_RELU, "relu") X(SAX_FFN_SQUARED_RELU, "squared_relu") X(SAX_FFN_GEGLU, "geglu")
 #define SAX_SCHEDULE_LIST(X)                                                                                 \
     X(SAX_SCHEDULE_GPIPE, "gpipe")                                                                           \
     X(SAX_SCHEDULE_1F1B, "1f1b")                                                                             \
@@ -215,7 +219,7 @@ int sax_name_lookup(const char *const *names, int count, const char *name);
 typedef struct {
     char name[SAX_NAME_LEN];
     int layers, hidden, ffn_hidden, heads, kv_heads, vocab, seq_len;
-    sax_ffn_act_t ffn_act;
+    sax_ffn_act_t ffn_act; /* gated (swiglu, geglu): three FFN matrices; gelu, relu, squared_relu: two */
     int experts, top_k, expert_ffn_hidden, shared_experts, dense_layers;
     bool tied_embeddings; /* output layer shares the embedding matrix */
     /* Multi-head latent attention (DeepSeek-V2/V3); all 0 = standard MHA/GQA with head_dim = hidden/heads.
@@ -233,8 +237,8 @@ typedef struct {
 } sax_model_desc_t;
 
 typedef struct {
-    int64_t global_batch; /* sequences per iteration */
-    sax_precision_t precision;
+    int64_t global_batch;               /* sequences per iteration */
+    sax_precision_t precision;          /* of the GEMMs; fp16 adds dynamic loss scaling's pass at the step */
     double dp_overlap_efficiency;       /* fraction of the backward pass usable to hide DP traffic, 0..1 */
     bool tp_comm_overlap;               /* Megatron-LM's --tp-comm-overlap (Transformer Engine's userbuffers):
                                            TP's collectives run in pieces inside the GEMMs. false, its

@@ -8,7 +8,12 @@
 
 #include <math.h>
 
-static double ffn_matrices(const sax_model_desc_t *m) { return m->ffn_act == SAX_FFN_SWIGLU ? 3.0 : 2.0; }
+/* A gated FFN (SwiGLU, GeGLU) has a third matrix, the gate; ReLU, squared ReLU and GELU apply their
+ * function to FC1's output alone, and cost the same elementwise pass (read and written once). */
+static double ffn_matrices(const sax_model_desc_t *m)
+{
+    return m->ffn_act == SAX_FFN_SWIGLU || m->ffn_act == SAX_FFN_GEGLU ? 3.0 : 2.0;
+}
 
 static double head_dim(const sax_model_desc_t *m)
 {

@@ -99,7 +99,8 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
     if (!c->sequence_parallel && c->tp > 1 && !p->training.async_tensor_model_parallel_allreduce)
         NOTE(j, "async_tensor_model_parallel_allreduce false: Megatron-LM of 2021-09 to 2024 took "
                 "--no-async-tensor-model-parallel-allreduce; Megatron-Core always overlaps this all-reduce");
-    ARG(j, "--bf16"); /* bf16 weights and activations; fp8 adds Transformer Engine's GEMMs on top */
+    /* 16-bit weights and activations; fp8 adds Transformer Engine's GEMMs on top of bf16 */
+    ARG(j, "%s", p->training.precision == SAX_PRECISION_FP16 ? "--fp16" : "--bf16");
     if (p->training.precision == SAX_PRECISION_FP8)
         ARG(j, "--fp8-format hybrid --fp8-recipe %s%s", sax_fp8_recipe_names[p->training.fp8_recipe],
             p->training.fp8_dot_product_attention ? " --fp8-dot-product-attention" : "");

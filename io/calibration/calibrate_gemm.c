@@ -31,10 +31,11 @@ sax_status_t sax_gemm_fit(const char *gpu_label, const sax_gpu_t *gpu, const sax
         goto done;
     }
     int distinct = 0, bf16_distinct = 0, fp8_rows = 0, rows = 0;
-    for (int i = 0; i < n; i++) { /* bf16 intensities first: the curve is theirs when there are two */
+    for (int i = 0; i < n; i++) { /* 16-bit intensities first (bf16, fp16: the same tensor cores and peak):
+                                    * the curve is theirs when there are two */
         double intensity = sax_gemm_intensity(g[i].m, g[i].n, g[i].k, g[i].precision);
         fp8_rows += g[i].precision == SAX_PRECISION_FP8;
-        bool seen = g[i].precision != SAX_PRECISION_BF16;
+        bool seen = g[i].precision == SAX_PRECISION_FP8;
         for (int j = 0; j < bf16_distinct && !seen; j++)
             seen = fabs(ai[j] - intensity) <= 1e-9 * intensity;
         if (!seen)
@@ -51,7 +52,7 @@ sax_status_t sax_gemm_fit(const char *gpu_label, const sax_gpu_t *gpu, const sax
         }
         double intensity = sax_gemm_intensity(g[i].m, g[i].n, g[i].k, g[i].precision);
         double y = peak * g[i].time_s / (2.0 * g[i].m * g[i].n * g[i].k);
-        if (split && g[i].precision != SAX_PRECISION_BF16)
+        if (split && g[i].precision == SAX_PRECISION_FP8)
             continue; /* not a row of the curve */
         A[2 * rows] = 1.0 / y;
         A[2 * rows + 1] = 1.0 / (intensity * y);

@@ -55,7 +55,8 @@ static const cf_field_t model_fields[] = {
     INT_F(sax_model_desc_t, vocab, "vocab", 1, CF_REQUIRED, 0, "vocabulary size"),
     INT_F(sax_model_desc_t, seq_len, "seq_len", 1, CF_REQUIRED, 0, "training sequence length in tokens"),
     ENUM_F(sax_model_desc_t, ffn_act, "ffn_act", sax_ffn_act_names, SAX_FFN_ACT_COUNT, CF_REQUIRED, 0,
-           "`gelu`: two FFN matrices; `swiglu`: three"),
+           "`gelu`, `relu` (OPT), `squared_relu` (Nemotron-4, Megatron-LM's --squared-relu): two FFN "
+           "matrices; the gated `swiglu` and `geglu` (Megatron-LM's --swiglu, --quick-geglu): three"),
     INT_F(sax_model_desc_t, experts, "experts", 0, CF_DEFAULT, 0,
           "routed experts per MoE layer (0: dense model)"),
     INT_F(sax_model_desc_t, top_k, "top_k", 0, CF_DEFAULT, 0, "routed experts active per token"),
@@ -115,7 +116,9 @@ static const cf_field_t training_fields[] = {
      AT(sax_training_t, global_batch),
      .help = "sequences per iteration"},
     ENUM_F(sax_training_t, precision, "precision", sax_precision_names, SAX_PRECISION_COUNT, CF_DEFAULT,
-           SAX_PRECISION_BF16, "precision of the GEMMs (peak FLOP/s used for time and MFU)"),
+           SAX_PRECISION_BF16,
+           "precision of the GEMMs (peak FLOP/s used for time and MFU); `fp16` (Megatron-LM's --fp16) runs "
+           "at bf16's peak and adds dynamic loss scaling's pass over the fp32 gradients at the step"),
     QTY_F(sax_training_t, dp_overlap_efficiency, "dp_overlap_efficiency", SAX_UNIT_NONE, 0, false, 1, false,
           CF_MODEL, 0, "fraction of the backward pass usable to hide data-parallel gradient traffic"),
     BOOL_F(

@@ -63,6 +63,8 @@ typedef struct {
     }
 static const gpu_preset_t gpu_presets[] = {
     {"A100", 312 * TFLOPS, 0.0, 80 * GIB, 2.0 * TBPS, 0.756, 48.6, 0.771, 0.0, {0}, false},
+    /* the first A100 (SXM4 40GB: HBM2 at 1555 GB/s, NVIDIA's A100 data sheet), the same die and fits */
+    {"A100-40GB", 312 * TFLOPS, 0.0, 40 * GIB, 1.555 * TBPS, 0.756, 48.6, 0.771, 0.0, {0}, false},
     {"H100", 989 * TFLOPS, 1979 * TFLOPS, 80 * GIB, 3.35 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN,
      false},
     {"H200", 989 * TFLOPS, 1979 * TFLOPS, 141 * GIB, 4.8 * TBPS, 0.670, 5.3, 0.60, FP8_EFF, HOPPER_ATTN,

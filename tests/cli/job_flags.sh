@@ -4,7 +4,7 @@
 # d98e8a64dd): Megatron-Bridge's Llama 3 8B FSDP row of RUNS (fp8 current scaling, bf16 gradient
 # reduction, Transformer Engine's fused loss, Megatron-FSDP), the same run changed to bf16 under
 # FSDP2 with fp32 reductions and the unfused loss, that under the distributed optimizer with a bucket
-# size, and that without DP overlap.
+# size, that without DP overlap, and that in fp16 (--fp16, not --bf16).
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -31,8 +31,11 @@ json.dump(cfg, open("zero1.json", "w"))
 t.update(dp_overlap_efficiency=0)
 t.pop("ddp_bucket_size")
 json.dump(cfg, open("serial.json", "w"))
+t.update(precision="fp16")
+json.dump(cfg, open("fp16.json", "w"))
 PYEOF
-check "the four configurations are written" test -s fp8.json -a -s bf16.json -a -s zero1.json -a -s serial.json
+check "the five configurations are written" test -s fp8.json -a -s bf16.json -a -s zero1.json -a -s serial.json \
+    -a -s fp16.json
 
 "$SAX" eval fp8.json --json > fp8.out 2> fp8.err
 check "the fp8 row evaluates" test $? -eq 0
@@ -42,10 +45,12 @@ check "the bf16 variant evaluates" test $? -eq 0
 check "the distributed-optimizer variant evaluates" test $? -eq 0
 "$SAX" eval serial.json --json > serial.out 2> serial.err
 check "the variant without overlap evaluates" test $? -eq 0
-"$PY" - fp8.out bf16.out zero1.out serial.out <<'PYEOF'
+"$SAX" eval fp16.json --json > fp16.out 2> fp16.err
+check "the fp16 variant evaluates" test $? -eq 0
+"$PY" - fp8.out bf16.out zero1.out serial.out fp16.out <<'PYEOF'
 import json, sys
-fp8, bf16, zero1, serial = (" " + " ".join(json.load(open(p))["job"]["megatron_args"]) + " "
-                            for p in sys.argv[1:5])
+fp8, bf16, zero1, serial, fp16 = (" " + " ".join(json.load(open(p))["job"]["megatron_args"]) + " "
+                                  for p in sys.argv[1:6])
 for flag in ("--bf16", "--fp8-format hybrid", "--fp8-recipe tensorwise", "--grad-reduce-in-bf16",
              "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl te", "--use-megatron-fsdp",
              "--data-parallel-sharding-strategy optim_grads_params", "--overlap-grad-reduce",
@@ -66,6 +71,7 @@ for flag in ("--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-
 assert " --use-distributed-optimizer " in serial, serial
 for flag in ("--overlap-grad-reduce", "--overlap-param-gather", "--ddp-bucket-size"):
     assert " %s " % flag not in serial, (flag, serial)
+assert " --fp16 " in fp16 and " --bf16 " not in fp16, fp16
 print("job flags as Megatron-LM names them")
 PYEOF
 check "the job's flags follow each configuration's precision, loss, FSDP and DP overlap" test $? -eq 0

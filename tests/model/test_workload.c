@@ -102,6 +102,22 @@ static void test_tiny_model_by_hand(void **state)
      * 12 x layers x hidden x seq = 12 x 2 x 4 x 8 = 768, plus 6 x hidden x vocab = 240 -> 3216;
      * a batch of 3 sequences of 8 tokens: 24 x 3216 = 77184 */
     assert_true(sax_model_flops_per_iteration(&tiny, 3) == 77184.0);
+    /* ReLU and squared ReLU have GELU's two matrices; GeGLU gates like SwiGLU: MLP 3 x 4 x 16 = 192,
+     * layer 48 + 8 + 192 = 248, total 2 x 248 + 80 = 576 */
+    const struct {
+        sax_ffn_act_t act;
+        double layer, total;
+    } acts[] = {{SAX_FFN_RELU, 184.0, 448.0},
+                {SAX_FFN_SQUARED_RELU, 184.0, 448.0},
+                {SAX_FFN_GEGLU, 248.0, 576.0},
+                {SAX_FFN_SWIGLU, 248.0, 576.0}};
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+        sax_model_desc_t m = tiny;
+        m.ffn_act = acts[i].act;
+        sax_model_param_count(&m, &pc);
+        assert_true(pc.per_dense_layer == acts[i].layer);
+        assert_true(pc.total == acts[i].total);
+    }
 }
 
 /* Forward FLOPs of one layer on one GPU (Narayanan et al. 2021 section 5.1 generalised):

@@ -24,11 +24,11 @@ static void test_gpus(void **state)
         double bf16_T, fp8_T, hbm_GiB, hbm_bw_TBps;
         bool mxfp8; /* Blackwell's tensor cores (NVIDIA's Blackwell architecture brief) */
     } want[] = {
-        {"A100", 312, 0, 80, 2.0, false},      {"H100", 989, 1979, 80, 3.35, false},
-        {"H200", 989, 1979, 141, 4.8, false},  {"B200", 2250, 4500, 180, 7.7, true},
-        {"GB200", 2500, 5000, 186, 8.0, true},
+        {"A100", 312, 0, 80, 2.0, false},     {"A100-40GB", 312, 0, 40, 1.555, false},
+        {"H100", 989, 1979, 80, 3.35, false}, {"H200", 989, 1979, 141, 4.8, false},
+        {"B200", 2250, 4500, 180, 7.7, true}, {"GB200", 2500, 5000, 186, 8.0, true},
     };
-    assert_int_equal(sax_preset_gpu_count(), 5);
+    assert_int_equal(sax_preset_gpu_count(), 6);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         sax_gpu_t g;
         memset(&g, 0, sizeof g);
