@@ -6,7 +6,8 @@ A measured run written by someone else carries the contract's keys (../shared/de
 network. The rows of this folder also state what their sources say about the software (attention
 kernels, dropout, TP overlap, FSDP flavour, MoE dispatchers, ...). This script drops every such key
 from the training, parallelism and network sections and from GPU objects (the model's own keys stay:
-they describe the model, not how it was run), so that `sax validate` on its output shows what sax's
+they describe the model, not how it was run, but a value the contract does not list becomes the
+contract's), so that `sax validate` on its output shows what sax's
 defaults give a run described by the contract's keys alone.
 
 Usage: contract_keys_only.py IN.json OUT.json   (prints each dropped key and how many rows had it)
@@ -22,6 +23,12 @@ KEEP = {
                 "qps_per_connection", "buffer_size", "p2p_chunk_size"},
 }
 GPU_KEEP = {"preset", "name", "peak_flops", "hbm", "hbm_bandwidth"}
+# values sax reads beyond the contract's, as the contract writes the same job: the FFNs of two matrices
+# are its gelu, the gated ones its swiglu, and fp16 runs its GEMMs at bf16's peak
+CONTRACT_VALUE = {
+    ("model", "ffn_act"): {"relu": "gelu", "squared_relu": "gelu", "geglu": "swiglu"},
+    ("training", "precision"): {"fp16": "bf16"},
+}
 
 
 def strip_gpu(gpu, dropped, name):
@@ -48,6 +55,11 @@ def main(argv):
             for key in [k for k in body if k not in keep]:
                 dropped.setdefault(section + "." + key, set()).add(case["name"])
                 del body[key]
+        for (section, key), to in CONTRACT_VALUE.items():
+            body = config.get(section)
+            if isinstance(body, dict) and body.get(key) in to:
+                dropped.setdefault(f"{section}.{key} {body[key]}", set()).add(case["name"])
+                body[key] = to[body[key]]
         cluster = config["cluster"]
         strip_gpu(cluster.get("gpu"), dropped, case["name"])
         for site in cluster.get("sites", []):
