@@ -524,7 +524,7 @@ static sax_status_t check_precision(cf_ctx_t *ctx, const sax_problem_t *p)
     for (int i = 0; i < p->cluster.n_sites; i++)
         if (!(p->cluster.sites[i].gpu.peak_flops_fp8 > 0))
             return cf_fail_at(ctx, "training", "precision",
-                              "expected \"bf16\": site \"%s\" has GPU \"%s\" without an FP8 peak "
+                              "expected \"bf16\" or \"fp16\": site \"%s\" has GPU \"%s\" without an FP8 peak "
                               "(peak_flops_fp8 is 0), found \"fp8\"",
                               p->cluster.sites[i].name, p->cluster.sites[i].gpu.name);
     /* Transformer Engine's MXFP8 recipe runs on compute capability 10.0 and later only (Blackwell) */

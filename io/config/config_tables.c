@@ -321,11 +321,12 @@ static const cf_field_t gpu_fields[] = {
         sax_gpu_t, name, "name", CF_DEFAULT, "`\"custom\"` (the preset's name)",
         "label used in reports; without `preset`, the fitted efficiencies (the keys below) of the preset it "
         "names are the defaults: its name or a word of it (`\"NVIDIA H100 SXM5 80GB\"`), H800 and A800 as H100 "
-        "and A100, GH200 as H200; else those of the preset with the same `peak_flops` (within 1 %)"),
+        "and A100, GH200 as H200; else those of the preset with the same `peak_flops` (within 1 %); so are its "
+        "`peak_flops_fp8` (in proportion to `peak_flops`) and `mxfp8`"),
     QTY_F(sax_gpu_t, peak_flops_bf16, "peak_flops", SAX_UNIT_FLOPS, 0, true, INF, false, CF_REQUIRED, 0,
           "dense BF16 peak"),
     QTY_F(sax_gpu_t, peak_flops_fp8, "peak_flops_fp8", SAX_UNIT_FLOPS, 0, false, INF, false, CF_DEFAULT, 0,
-          "dense FP8 peak; 0: no FP8 (then `training.precision` must be `bf16`)"),
+          "dense FP8 peak; 0: no FP8 (then `training.precision` must be `bf16` or `fp16`)"),
     QTY_F(sax_gpu_t, hbm_bytes, "hbm", SAX_UNIT_BYTES, 0, true, INF, false, CF_REQUIRED, 0, "HBM capacity"),
     QTY_F(sax_gpu_t, hbm_bw_Bps, "hbm_bandwidth", SAX_UNIT_BANDWIDTH, 0, true, INF, false, CF_REQUIRED, 0,
           "HBM bandwidth"),

@@ -222,6 +222,10 @@ bool sax_preset_gpu_calibration(const char *name, double peak_flops, sax_gpu_t *
     out->gemm_eff_max_fp8 = gpu_presets[i].eff_max_fp8;
     for (int b = 0; b < SAX_ATTN_BACKEND_COUNT; b++)
         out->attn_eff[b] = gpu_presets[i].attn[b];
+    /* the die's FP8 tensor cores: twice the dense BF16 rate on Hopper and Blackwell, so in proportion to
+     * a stated BF16 peak (an H100 PCIe's 756 TFLOP/s gives 1513) */
+    out->peak_flops_fp8 = gpu_presets[i].fp8 * (peak_flops > 0.0 ? peak_flops / gpu_presets[i].bf16 : 1.0);
+    out->mxfp8 = gpu_presets[i].mxfp8;
     return true;
 }
 

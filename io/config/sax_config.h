@@ -41,8 +41,9 @@ int sax_preset_gpu_count(void);
 const char *sax_preset_gpu_name(int i);
 bool sax_preset_gpu_find(const char *name, sax_gpu_t *out);
 /* Only the fitted efficiency parameters of a GPU preset (gemm_eff_max, gemm_eff_half_ai, mem_eff,
- * gemm_eff_max_fp8, the attention kernels'): a GPU object without "preset" takes those of the preset
- * its "name" refers to, so that {"name": "H100", "peak_flops": ...} is modelled as an H100. The name
+ * gemm_eff_max_fp8, the attention kernels') and its die's FP8 (peak_flops_fp8 in proportion to
+ * `peak_flops` when > 0, mxfp8): a GPU object without "preset" takes those of the preset its "name"
+ * refers to, so that {"name": "H100", "peak_flops": ...} is modelled as an H100, FP8 included. The name
  * is the preset's, or has it as a word ("NVIDIA H100 SXM5 80GB", "A100-SXM4-80GB"), or a variant of
  * its die (H800 and A800, the export H100 and A100; GH200); failing that, the preset of the same dense
  * BF16 peak within 1 % (`peak_flops` > 0: the same tensor cores). False when none matches. */

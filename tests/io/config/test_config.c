@@ -405,6 +405,44 @@ static void test_bad_corpus_covered(void **state)
     assert_int_equal(listed_here, (int)(sizeof bad_files / sizeof bad_files[0]));
 }
 
+/* An fp8 run written in the contract's form, its GPU an object with a BF16 peak only: the GPU type its
+ * name gives brings its FP8 peak (an H100: 1979 TFLOP/s, NVIDIA's data sheet), which a stated
+ * peak_flops_fp8 overrides; an A100 has none, and the file says so. */
+static void test_contract_gpu_object_in_fp8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *gpu;
+        sax_status_t st;
+        double fp8;
+    } cases[] = {
+        {"{\"name\": \"H100\", \"peak_flops\": \"989 TFLOP/s\", \"hbm\": \"80 GiB\", \"hbm_bandwidth\": \"3.35 TB/s\"}",
+         SAX_OK, 1979e12},
+        {"{\"name\": \"H100\", \"peak_flops\": \"989 TFLOP/s\", \"peak_flops_fp8\": \"1500 TFLOP/s\", \"hbm\": \"80 GiB\", \"hbm_bandwidth\": \"3.35 TB/s\"}",
+         SAX_OK, 1500e12},
+        {"{\"name\": \"A100\", \"peak_flops\": \"312 TFLOP/s\", \"hbm\": \"80 GiB\", \"hbm_bandwidth\": \"2 TB/s\"}",
+         SAX_ERR_INPUT, 0.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8, \"precision\": \"fp8\"},"
+                 " \"cluster\": {\"gpu\": %s, \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\","
+                 " \"latency\": \"2 us\"}, \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
+                 " \"parallelism\": {\"tp\": 8}, \"network\": {}}",
+                 cases[i].gpu);
+        sax_config_t cfg;
+        sax_error_t err = {{0}};
+        assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), cases[i].st);
+        if (cases[i].st != SAX_OK) {
+            assert_non_null(strstr(err.text, "training.precision: expected \"bf16\" or \"fp16\""));
+            continue;
+        }
+        assert_true(close_to(cfg.problem.cluster.gpu.peak_flops_fp8, cases[i].fp8));
+        sax_config_fini(&cfg);
+    }
+}
+
 static void test_missing_file_and_text(void **state)
 {
     (void)state;
@@ -890,6 +928,25 @@ static void test_gpu_calibration_by_name(void **state)
                      cases[i].name ? cases[i].name : "(no name)", cases[i].peak, found, g.gemm_eff_max,
                      cases[i].found, cases[i].eff_max);
     }
+    /* and the die's FP8, dense, from NVIDIA's data sheets: H100 SXM 1979 TFLOP/s, H100 PCIe (756 BF16)
+     * 1513, B200 4500 with MXFP8; the A100 has none */
+    static const struct {
+        const char *name;
+        double peak, fp8;
+        bool mxfp8;
+    } fp8[] = {{"NVIDIA H100 SXM5 80GB", 0.0, 1979e12, false},
+               {"H100 PCIe", 756e12, 1513e12, false},
+               {"Hopper", 989e12, 1979e12, false},
+               {"NVIDIA B200", 0.0, 4500e12, true},
+               {"A100-SXM4-40GB", 312e12, 0.0, false}};
+    for (size_t i = 0; i < sizeof fp8 / sizeof fp8[0]; i++) {
+        sax_gpu_t g;
+        memset(&g, 0, sizeof g);
+        assert_true(sax_preset_gpu_calibration(fp8[i].name, fp8[i].peak, &g));
+        if (fabs(g.peak_flops_fp8 - fp8[i].fp8) > 0.001 * fp8[i].fp8 || g.mxfp8 != fp8[i].mxfp8)
+            fail_msg("%s: FP8 peak %g, mxfp8 %d; expected %g, %d", fp8[i].name, g.peak_flops_fp8, g.mxfp8,
+                     fp8[i].fp8, fp8[i].mxfp8);
+    }
 }
 
 int main(void)
@@ -904,6 +961,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_bad_corpus_covered),
         cmocka_unit_test(test_missing_file_and_text),
+        cmocka_unit_test(test_contract_gpu_object_in_fp8),
         cmocka_unit_test(test_scenarios_beyond_cluster),
         cmocka_unit_test(test_pipeline_layout_parse),
         cmocka_unit_test(test_pipeline_layout_reaches_eval),
