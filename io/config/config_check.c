@@ -1,6 +1,6 @@
 /* config_check.c - checks that involve several keys: the model's shape and the cluster's
  * hierarchy (scale-up domain <= tier units, each a multiple of the one inside it; a site at most one
- * unit of the outermost tier, made of whole scale-up domains, its last tier unit possibly partial). */
+ * unit of the outermost tier, its last unit of each level, scale-up domain included, possibly partial). */
 #include "config_internal.h"
 
 #include <stdint.h>
@@ -147,15 +147,6 @@ sax_status_t cf_check_cluster(cf_ctx_t *ctx, const sax_cluster_t *c)
                 snprintf(msg, sizeof msg,
                          "expected at most %d GPUs (scale_up.size; add cluster.tiers to hold more), found %d",
                          top, site->gpus);
-            return fail_at_index(ctx, "sites", s, "gpus", msg);
-        }
-        /* A site holds whole scale-up domains (a job on part of one domain says so with its degrees);
-         * its last unit of a tier may be partial: placement fills units in order (docs/config.md). */
-        if (site->gpus > c->scale_up.size && site->gpus % c->scale_up.size != 0) {
-            snprintf(msg, sizeof msg,
-                     "expected a multiple of scale_up.size = %d (a site of more than one scale-up domain "
-                     "holds whole domains; only its last tier unit may be partial), found %d",
-                     c->scale_up.size, site->gpus);
             return fail_at_index(ctx, "sites", s, "gpus", msg);
         }
     }

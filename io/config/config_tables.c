@@ -408,8 +408,8 @@ const cf_section_t cf_tier_section = {
 static const cf_field_t site_fields[] = {
     STR_F(sax_site_t, name, "name", CF_REQUIRED, NULL, "unique name, used by `site_links[].between`"),
     INT_F(sax_site_t, gpus, "gpus", 1, CF_REQUIRED, 0,
-          "GPUs of the site: at most one unit of the outermost tier; whole scale-up domains when more than "
-          "one; its last unit of a tier may be partial"),
+          "GPUs of the site: at most one unit of the outermost tier; its last unit of each level, scale-up "
+          "domain included, may be partial"),
     {.key = "gpu",
      .type = CF_PRESET,
      .need = CF_DERIVED,

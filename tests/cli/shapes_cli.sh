@@ -11,8 +11,10 @@
 #  2. the same node with one tier whose unit is the node evaluates to the same iteration.
 #  3. tests/data/configs/partial-pod-16k.json: 16384 GPUs in pods of 3072 (the last pod 1024) is
 #     feasible and uses 16384 GPUs, dp "auto" = 16384 / (8 x 16) = 128.
-#  4. a site that is not a whole number of scale-up domains still exits 2 with file, path and
-#     expected/found; so does a tier smaller than the domain.
+#  4. a site that is not a whole number of scale-up domains (20 GPUs in domains of 8: the last domain
+#     has 4) is feasible, uses its 20 GPUs (TP 4, dp "auto" = 5) and is never faster than the same job
+#     on a site of whole domains; a tier smaller than the domain still exits 2 with file, path and
+#     expected/found.
 #  5. (below) a pipeline through the partial pod, with `sax collective`.
 set -uo pipefail
 sax=$1
@@ -87,18 +89,28 @@ expect2() { # expect2 DESCRIPTION REGEX FILE
         fail=1
     fi
 }
-python3 - "$node" "$tmp/bad-site.json" "$tmp/bad-tier.json" <<'PY'
+python3 - "$node" "$tmp/site20.json" "$tmp/site24.json" "$tmp/bad-tier.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["cluster"]["tiers"] = [{"name": "rack", "gpus": 32, "bandwidth": "50 GB/s", "latency": "10 us"}]
 c["cluster"]["sites"][0]["gpus"] = 20
+c["parallelism"]["tp"] = 4
+c["training"]["global_batch"] = 20
 json.dump(c, open(sys.argv[2], "w"))
+c["cluster"]["sites"][0]["gpus"] = 24
+c["parallelism"]["dp"] = 5
+json.dump(c, open(sys.argv[3], "w"))
 c["cluster"]["sites"][0]["gpus"] = 8
 c["cluster"]["tiers"][0]["gpus"] = 4
-json.dump(c, open(sys.argv[3], "w"))
+json.dump(c, open(sys.argv[4], "w"))
 PY
-expect2 "a site of 20 GPUs in domains of 8 is refused" \
-    "bad-site\\.json: cluster\\.sites\\[0\\]\\.gpus: expected a multiple of scale_up\\.size = 8 .*found 20" "$tmp/bad-site.json"
+out=$("$sax" eval "$tmp/site20.json" --json) || { echo "FAIL: a site of 20 GPUs in domains of 8: exit $?"; fail=1; }
+check "a site of 20 GPUs in domains of 8 (the last one 4): feasible, 20 GPUs used" \
+    'd["feasible"] and d["gpus_used"]==20' "$out"
+t20=$(python3 -c 'import json,sys; print(repr(json.loads(sys.argv[1])["iteration_time_s"]))' "$out")
+out=$("$sax" eval "$tmp/site24.json" --json) || { echo "FAIL: the job on 20 of 24 GPUs: exit $?"; fail=1; }
+check "the same job on 20 GPUs of a site of whole domains is not slower" \
+    "d['feasible'] and d['gpus_used']==20 and d['iteration_time_s']<=$t20*(1+1e-9)" "$out"
 expect2 "a tier of 4 GPUs over domains of 8 is refused" \
     "bad-tier\\.json: cluster\\.tiers\\[0\\]\\.gpus: expected a multiple of 8 GPUs, at least the scale-up domain .*found 4" \
     "$tmp/bad-tier.json"

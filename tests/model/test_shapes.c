@@ -435,6 +435,56 @@ static void test_partial_unit_moe(void **state)
     sax_config_fini(&cfg);
 }
 
+/* The same two properties one level down: GB200 in NVL72 domains (72 GPUs at 900 GB/s) under a tier of
+ * 16 domains (50 GB/s a GPU, 4:1 at its uplink, where the NICs bind), a site of 1024 GPUs (fourteen
+ * domains and one of 16) grown a node at a time to 1080 (fifteen whole domains). Fixed-degree jobs of
+ * 1024 GPUs whose TP groups fit a domain, DP outermost or PP outermost: adding GPUs to the partial
+ * domain never slows a job, and the partial domain is never faster than the whole one (its 16 GPUs'
+ * NICs against 72). */
+static void test_partial_domain_properties(void **state)
+{
+    (void)state;
+    sax_config_t cfg;
+    load("partial-pod-16k.json", &cfg);
+    sax_problem_t p = cfg.problem;
+    assert_true(sax_preset_gpu_find("GB200", &p.cluster.gpu));
+    p.cluster.sites[0].gpu = p.cluster.gpu;
+    p.cluster.scale_up.size = 72;
+    p.cluster.scale_up.bw_Bps = 900e9;
+    p.cluster.n_tiers = 1;
+    p.cluster.tiers[0].gpus = 16 * 72;
+    p.cluster.tiers[0].oversubscription = 4.0;
+    static const job_t domain_jobs[] = {
+        {8, 8, 16, 1, {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP}, SAX_ALGORITHM_RING},
+        {8, 8, 16, 1, {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_DP, SAX_DIM_PP}, SAX_ALGORITHM_RING},
+        {4, 16, 16, 1, {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP}, SAX_ALGORITHM_HIERARCHICAL},
+        {8, 4, 32, 0, {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP}, SAX_ALGORITHM_TREE},
+        {2, 16, 32, 1, {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_DP, SAX_DIM_PP}, SAX_ALGORITHM_RING},
+    };
+    int strict = 0;
+    for (size_t j = 0; j < sizeof domain_jobs / sizeof domain_jobs[0]; j++) {
+        sax_candidate_t c = job(&cfg, &domain_jobs[j]);
+        double prev = INFINITY, partial = 0.0;
+        for (int gpus = 1024; gpus <= 1080; gpus += 8) {
+            p.cluster.sites[0].gpus = gpus;
+            sax_result_t r = fixture_eval(&p, &c);
+            if (!r.feasible)
+                fail_msg("job %zu on %d GPUs: infeasible (%d)", j, gpus, (int)r.reason);
+            assert_int_equal(r.gpus_used, 1024);
+            if (r.iteration_time_s > prev * (1.0 + 1e-9))
+                fail_msg("job %zu: %d GPUs take %.9g s, %d took %.9g s", j, gpus, r.iteration_time_s,
+                         gpus - 8, prev);
+            prev = r.iteration_time_s;
+            if (gpus == 1024)
+                partial = r.iteration_time_s;
+        }
+        assert_true(partial >= prev * (1.0 - 1e-9));
+        strict += partial > prev * (1.0 + 1e-6);
+    }
+    assert_true(strict >= 1);
+    sax_config_fini(&cfg);
+}
+
 /* The same partial pod as a job that uses part of a site: 16384 GPUs of a building of 24576 (eight
  * whole pods, dp given). The job's last pod has 1024 of its GPUs but the uplink of 3072: never slower
  * than on a site whose last pod is only 1024 GPUs. */
@@ -567,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_partial_unit_unaligned),
         cmocka_unit_test(test_partial_unit_properties),
         cmocka_unit_test(test_partial_unit_moe),
+        cmocka_unit_test(test_partial_domain_properties),
         cmocka_unit_test(test_job_on_part_of_site),
         cmocka_unit_test(test_partial_unit_against_simulator),
         cmocka_unit_test(test_partial_units_in_two_sites),

@@ -301,7 +301,6 @@ static const bad_t bad_files[] = {
     {"bad-unit", "cluster.gpu.hbm:", "unknown unit \"GX\""},
     {"wrong-unit-kind", "cluster.site_links[0].bandwidth:", "\"us\" is a unit of time"},
     {"unknown-site-in-link", "cluster.site_links[0].between[1]:", "found \"C\""},
-    {"site-not-multiple-of-scale-up", "cluster.sites[0].gpus:", "expected a multiple of scale_up.size = 8"},
     {"sites-without-tiers", "cluster.tiers:", "expected at least one tier in a cluster of 2 sites"},
     {"tier-not-multiple-of-scale-up", "cluster.tiers[0].gpus:", "expected a multiple of 8"},
     {"site-larger-than-outer-tier", "cluster.sites[0].gpus:", "expected at most 24576 GPUs"},
