@@ -359,6 +359,33 @@ static sax_candidate_t job(const sax_config_t *cfg, const job_t *j)
     return c;
 }
 
+/* Grows the site of job j from `first` GPUs (its last unit partial) to `whole` (whole units), a node at
+ * a time: the job stays feasible on its own GPUs, never slows as GPUs are added, and is never faster
+ * on the partial unit than on the whole one. Returns the sites evaluated; counts in *strict the jobs
+ * the partial unit slows by more than 1e-6. */
+static int grow_partial_unit(sax_problem_t *p, const sax_candidate_t *c, size_t j, int first, int whole,
+                             int *strict)
+{
+    double prev = INFINITY, partial = 0.0;
+    int n = 0;
+    for (int gpus = first; gpus <= whole; gpus += 8, n++) {
+        p->cluster.sites[0].gpus = gpus;
+        sax_result_t r = fixture_eval(p, c);
+        if (!r.feasible)
+            fail_msg("job %zu on %d GPUs: infeasible (%d)", j, gpus, (int)r.reason);
+        assert_int_equal(r.gpus_used, first);
+        if (r.iteration_time_s > prev * (1.0 + 1e-9))
+            fail_msg("job %zu: %d GPUs take %.9g s, %d took %.9g s", j, gpus, r.iteration_time_s, gpus - 8,
+                     prev);
+        prev = r.iteration_time_s;
+        if (gpus == first)
+            partial = r.iteration_time_s;
+    }
+    assert_true(partial >= prev * (1.0 - 1e-9));
+    *strict += partial > prev * (1.0 + 1e-6);
+    return n;
+}
+
 /* The two properties of the issue, for every job above and a building of 7:1 oversubscription (the
  * file's) and of 28:1 (where uplinks bind more often):
  * - adding GPUs to the partial last pod (the site from 16384 to 18432 GPUs, a node at a time) never
@@ -377,23 +404,7 @@ static void test_partial_unit_properties(void **state)
         p.cluster.tiers[1].oversubscription = o == 0 ? 7.0 : 28.0;
         for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
             sax_candidate_t c = job(&cfg, &jobs[j]);
-            double prev = INFINITY, partial = 0.0;
-            for (int gpus = 16384; gpus <= 18432; gpus += 8) {
-                p.cluster.sites[0].gpus = gpus;
-                sax_result_t r = fixture_eval(&p, &c);
-                if (!r.feasible)
-                    fail_msg("job %zu on %d GPUs: infeasible (%d)", j, gpus, (int)r.reason);
-                if (r.iteration_time_s > prev * (1.0 + 1e-9))
-                    fail_msg("job %zu: %d GPUs take %.9g s, %d took %.9g s", j, gpus, r.iteration_time_s,
-                             gpus - 8, prev);
-                prev = r.iteration_time_s;
-                if (gpus == 16384)
-                    partial = r.iteration_time_s;
-                checked++;
-            }
-            double full = prev; /* 18432 = 6 whole pods */
-            assert_true(partial >= full * (1.0 - 1e-9));
-            strict += partial > full * (1.0 + 1e-6);
+            checked += grow_partial_unit(&p, &c, j, 16384, 18432, &strict); /* 18432 = 6 whole pods */
         }
     }
     assert_true(checked > 1000);
@@ -464,22 +475,7 @@ static void test_partial_domain_properties(void **state)
     int strict = 0;
     for (size_t j = 0; j < sizeof domain_jobs / sizeof domain_jobs[0]; j++) {
         sax_candidate_t c = job(&cfg, &domain_jobs[j]);
-        double prev = INFINITY, partial = 0.0;
-        for (int gpus = 1024; gpus <= 1080; gpus += 8) {
-            p.cluster.sites[0].gpus = gpus;
-            sax_result_t r = fixture_eval(&p, &c);
-            if (!r.feasible)
-                fail_msg("job %zu on %d GPUs: infeasible (%d)", j, gpus, (int)r.reason);
-            assert_int_equal(r.gpus_used, 1024);
-            if (r.iteration_time_s > prev * (1.0 + 1e-9))
-                fail_msg("job %zu: %d GPUs take %.9g s, %d took %.9g s", j, gpus, r.iteration_time_s,
-                         gpus - 8, prev);
-            prev = r.iteration_time_s;
-            if (gpus == 1024)
-                partial = r.iteration_time_s;
-        }
-        assert_true(partial >= prev * (1.0 - 1e-9));
-        strict += partial > prev * (1.0 + 1e-6);
+        grow_partial_unit(&p, &c, j, 1024, 1080, &strict); /* 1080 = 15 whole domains */
     }
     assert_true(strict >= 1);
     sax_config_fini(&cfg);
