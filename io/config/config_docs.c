@@ -178,14 +178,14 @@ void sax_config_write_docs(FILE *f)
         "`scale_up.size` GPUs describes it). A site need not hold whole units of any level, scale-up "
         "domains included: ranks fill the units in order, so the site's last unit of a level may be partial "
         "(a 16384-GPU site in pods of 3072 is five full pods and one of 1024 GPUs; 256 GB200 in NVL72 "
-        "domains are three full domains and one of 40). A partial unit is modelled as what it is: its GPUs, each with the tier's per-GPU "
-        "`bandwidth`, share an uplink of (its GPUs) x `bandwidth` / `oversubscription`, and a group that "
-        "reaches into it is timed with the members it has there (docs/cost-model.md, section 3). A job "
-        "may also use fewer GPUs than the sites hold: with `dp` given, tp x cp x pp x dp may be smaller "
-        "than the GPUs of the sites, and the job takes the first ones in rank order (the GPUs it leaves "
-        "idle keep their share of the uplinks); `dp: \"auto\"` takes every GPU. Site names and tier names "
-        "are unique. `tests/data/configs/one-node-8gpu.json` and `tests/data/configs/partial-pod-16k.json` "
-        "are examples of both shapes.\n\n");
+        "domains are three full domains and one of 40). A partial unit is modelled as what it is: its "
+        "GPUs, each with the tier's per-GPU `bandwidth`, share an uplink of (its GPUs) x `bandwidth` / "
+        "`oversubscription`, and a group that reaches into it is timed with the members it has there "
+        "(docs/cost-model.md, section 3). A job may also use fewer GPUs than the sites hold: with `dp` "
+        "given, tp x cp x pp x dp may be smaller than the GPUs of the sites, and the job takes the first "
+        "ones in rank order (the GPUs it leaves idle keep their share of the uplinks); `dp: \"auto\"` "
+        "takes every GPU. Site names and tier names are unique. `tests/data/configs/one-node-8gpu.json` "
+        "and `tests/data/configs/partial-pod-16k.json` are examples of both shapes.\n\n");
     section(f, "cluster.gpu (and cluster.sites[].gpu)", &cf_gpu_section, &d.cluster.gpu);
     fprintf(f,
             "A site's `gpu` given as a preset name or with `\"preset\"` starts from that preset; an object "
