@@ -90,13 +90,13 @@ void sax_training_set_defaults(sax_training_t *t)
 
 double sax_grad_bytes(const sax_training_t *t)
 {
-    return t->grad_reduce_dtype == SAX_GRAD_DTYPE_BF16 ? 2.0 : 4.0;
+    return t->grad_reduce_dtype == SAX_GRAD_DTYPE_FP32 ? 4.0 : 2.0; /* bf16 and fp16: 2 B */
 }
 
 double sax_optimizer_bytes(const sax_training_t *t)
 {
     return (t->master_weights ? 4.0 : 0.0) +
-           2.0 * (t->optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16 ? 2.0 : 4.0);
+           2.0 * (t->optimizer_moments_dtype == SAX_GRAD_DTYPE_FP32 ? 4.0 : 2.0);
 }
 
 void sax_cluster_set_defaults(sax_cluster_t *c)

@@ -72,10 +72,12 @@ static bool lever_value(sax_lever_t lever, int k, const sax_problem_t *p0, const
     case SAX_LEVER_GRADS: {
         sax_grad_dtype_t *d =
             lever == SAX_LEVER_MOMENTS ? &t->optimizer_moments_dtype : &t->grad_reduce_dtype;
-        if (k > 0 || *d == SAX_GRAD_DTYPE_BF16)
+        if (k > 0 || *d != SAX_GRAD_DTYPE_FP32)
             return false;
-        *d = SAX_GRAD_DTYPE_BF16;
-        snprintf(value, SAX_LEVER_VALUE_LEN, "\"%s\"", sax_grad_dtype_names[SAX_GRAD_DTYPE_BF16]);
+        /* 2 B: fp16 gradients in fp16 training (Megatron-LM's default there), bf16 otherwise */
+        *d = lever == SAX_LEVER_GRADS && t->precision == SAX_PRECISION_FP16 ? SAX_GRAD_DTYPE_FP16
+                                                                            : SAX_GRAD_DTYPE_BF16;
+        snprintf(value, SAX_LEVER_VALUE_LEN, "\"%s\"", sax_grad_dtype_names[*d]);
         return true;
     }
     case SAX_LEVER_MASTER:

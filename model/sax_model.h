@@ -83,7 +83,8 @@ int sax_status_exit_code(sax_status_t s);
     X(SAX_ALGORITHM_RING, "ring") X(SAX_ALGORITHM_TREE, "tree") X(SAX_ALGORITHM_HIERARCHICAL, "hierarchical")
 #define SAX_COMPRESSION_LIST(X)                                                                              \
     X(SAX_COMPRESSION_NONE, "none") X(SAX_COMPRESSION_BF16, "bf16") X(SAX_COMPRESSION_FP8, "fp8")
-#define SAX_GRAD_DTYPE_LIST(X) X(SAX_GRAD_DTYPE_FP32, "fp32") X(SAX_GRAD_DTYPE_BF16, "bf16")
+#define SAX_GRAD_DTYPE_LIST(X)                                                                               \
+    X(SAX_GRAD_DTYPE_FP32, "fp32") X(SAX_GRAD_DTYPE_BF16, "bf16") X(SAX_GRAD_DTYPE_FP16, "fp16")
 /* Megatron-Core's --moe-token-dispatcher-type: its all-to-all dispatcher, or the flex one (over DeepEP or
  * HybridEP) */
 #define SAX_MOE_DISPATCHER_LIST(X)                                                                           \

@@ -245,10 +245,17 @@ static void parallel_args(const sax_problem_t *p, const sax_candidate_t *c, job_
         ARG(j, c->zero >= 1 ? "--overlap-grad-reduce --overlap-param-gather" : "--overlap-grad-reduce");
     if (c->zero < 3 && p->training.ddp_bucket_size > 0)
         ARG(j, "--ddp-bucket-size %lld", (long long)p->training.ddp_bucket_size);
-    ARG(j, p->training.grad_reduce_dtype == SAX_GRAD_DTYPE_BF16 ? "--grad-reduce-in-bf16"
-                                                                : "--accumulate-allreduce-grads-in-fp32");
-    if (p->training.optimizer_moments_dtype == SAX_GRAD_DTYPE_BF16)
-        ARG(j, "--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16");
+    /* fp16 gradients are Megatron-LM's default under --fp16 (no flag); it has none for them otherwise */
+    if (p->training.grad_reduce_dtype == SAX_GRAD_DTYPE_FP32)
+        ARG(j, "--accumulate-allreduce-grads-in-fp32");
+    else if (p->training.grad_reduce_dtype == SAX_GRAD_DTYPE_BF16)
+        ARG(j, "--grad-reduce-in-bf16");
+    else if (p->training.precision != SAX_PRECISION_FP16)
+        NOTE(j, "grad_reduce_dtype fp16 outside fp16 training: Megatron-LM has no flag for it");
+    if (p->training.optimizer_moments_dtype != SAX_GRAD_DTYPE_FP32)
+        ARG(j, "--use-precision-aware-optimizer --exp-avg-dtype %s --exp-avg-sq-dtype %s",
+            sax_grad_dtype_names[p->training.optimizer_moments_dtype],
+            sax_grad_dtype_names[p->training.optimizer_moments_dtype]);
     if (p->training.cross_entropy_loss_fusion && p->training.cross_entropy_fusion_impl == SAX_CE_FUSION_TE)
         NOTE(j, "cross_entropy_fusion_impl te: Megatron-LM's training arguments refuse it since June 2026 "
                 "(stability); Megatron-Core and Megatron-Bridge still run it");

@@ -120,6 +120,10 @@ static sax_status_t parse_training(cf_ctx_t *ctx, const cJSON *item, sax_trainin
     size_t mark = cf_push_key(ctx, "training");
     sax_status_t st = cf_parse_object(ctx, &cf_training_section, item, t, false, NULL);
     cf_pop(ctx, mark);
+    /* Megatron-LM forces fp32 gradient reductions under --bf16 only: under --fp16 they carry fp16 */
+    if (st == SAX_OK && t->precision == SAX_PRECISION_FP16 &&
+        cJSON_GetObjectItemCaseSensitive(item, "grad_reduce_dtype") == NULL)
+        t->grad_reduce_dtype = SAX_GRAD_DTYPE_FP16;
     return st;
 }
 

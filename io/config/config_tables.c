@@ -260,7 +260,8 @@ static const cf_field_t training_fields[] = {
         sax_training_t, grad_reduce_dtype, "grad_reduce_dtype", sax_grad_dtype_names, SAX_GRAD_DTYPE_COUNT,
         CF_MODEL, 0,
         "what data-parallel gradient reductions carry and main gradients are kept in: `fp32` (Megatron-LM's "
-        "default for bf16 and fp8 training) or `bf16` (its --grad-reduce-in-bf16)"),
+        "default for bf16 and fp8 training), `bf16` (its --grad-reduce-in-bf16) or `fp16` (its default under "
+        "--fp16, DeepSpeed's and FairScale's in fp16 training; the default when `precision` is `fp16`)"),
     ENUM_F(sax_training_t, optimizer_moments_dtype, "optimizer_moments_dtype", sax_grad_dtype_names,
            SAX_GRAD_DTYPE_COUNT, CF_MODEL, 0,
            "what Adam's two moments are kept in: `fp32` (12 B of optimizer state a parameter with the fp32 "

@@ -4,7 +4,8 @@
 # d98e8a64dd): Megatron-Bridge's Llama 3 8B FSDP row of RUNS (fp8 current scaling, bf16 gradient
 # reduction, Transformer Engine's fused loss, Megatron-FSDP), the same run changed to bf16 under
 # FSDP2 with fp32 reductions and the unfused loss, that under the distributed optimizer with a bucket
-# size, that without DP overlap, and that in fp16 (--fp16, not --bf16).
+# size, that without DP overlap, and that in fp16 with its gradients left to the default (--fp16, not
+# --bf16, and fp16 reductions, Megatron-LM's default there).
 set -u
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../check.sh" # check, fail, check_summary
 SAX=$1
@@ -32,6 +33,7 @@ t.update(dp_overlap_efficiency=0)
 t.pop("ddp_bucket_size")
 json.dump(cfg, open("serial.json", "w"))
 t.update(precision="fp16")
+t.pop("grad_reduce_dtype")
 json.dump(cfg, open("fp16.json", "w"))
 PYEOF
 check "the five configurations are written" test -s fp8.json -a -s bf16.json -a -s zero1.json -a -s serial.json \
@@ -72,6 +74,9 @@ assert " --use-distributed-optimizer " in serial, serial
 for flag in ("--overlap-grad-reduce", "--overlap-param-gather", "--ddp-bucket-size"):
     assert " %s " % flag not in serial, (flag, serial)
 assert " --fp16 " in fp16 and " --bf16 " not in fp16, fp16
+# under --fp16 Megatron-LM reduces the gradients in fp16 unless told otherwise: no flag for it
+for flag in ("--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16"):
+    assert " %s " % flag not in fp16, (flag, fp16)
 print("job flags as Megatron-LM names them")
 PYEOF
 check "the job's flags follow each configuration's precision, loss, FSDP and DP overlap" test $? -eq 0

@@ -116,6 +116,20 @@ static void test_340b_as_run(void **state)
     assert_true(total < 80.0 * GIB);
 }
 
+/* The same run in fp16 with fp16 gradients (Megatron-LM's default under --fp16): fp16 weights and
+ * gradients of 2 B, the optimizer's 12 B over d = 2, and activations of 2 B an element, bf16's. */
+static void test_340b_fp16(void **state)
+{
+    (void)state;
+    sax_result_t r;
+    eval_case("nemo2407-nemotron4-340b-128", SAX_PRECISION_FP16, SAX_GRAD_DTYPE_FP16, 12, &r);
+    close_to(r.mem_weights_bytes, 2.0 * P0, "weights (fp16)");
+    close_to(r.mem_grads_bytes, 2.0 * P0, "gradients (fp16)");
+    close_to(r.mem_optimizer_bytes, 6.0 * P0, "optimizer (12/d, d = 2)");
+    close_to(r.mem_activations_bytes, 3208642560.0 * 103.0 / 12.0,
+             "activations (fp16, interleaved, stage 0)");
+}
+
 /* Megatron's estimator's own assumptions: BF16 GEMMs, fp32 main gradients. Its formula gives
  * 12 P0 + 34h activations = 64.5 + 30.9 GiB: above 80 GiB, and so does sax (GQA aside). */
 static void test_340b_bf16_fp32_grads(void **state)
@@ -582,6 +596,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_340b_as_run),
                                        cmocka_unit_test(test_340b_bf16_fp32_grads),
+                                       cmocka_unit_test(test_340b_fp16),
                                        cmocka_unit_test(test_what_fits),
                                        cmocka_unit_test(test_what_validate_assumes),
                                        cmocka_unit_test(test_reports_the_gpu_over),

@@ -24,10 +24,12 @@ KEEP = {
 }
 GPU_KEEP = {"preset", "name", "peak_flops", "hbm", "hbm_bandwidth"}
 # values sax reads beyond the contract's, as the contract writes the same job: the FFNs of two matrices
-# are its gelu, the gated ones its swiglu, and fp16 runs its GEMMs at bf16's peak
+# are its gelu, the gated ones its swiglu, fp16 runs its GEMMs at bf16's peak and its 2-byte gradients
+# are the contract's bf16 ones
 CONTRACT_VALUE = {
     ("model", "ffn_act"): {"relu": "gelu", "squared_relu": "gelu", "geglu": "swiglu"},
     ("training", "precision"): {"fp16": "bf16"},
+    ("training", "grad_reduce_dtype"): {"fp16": "bf16"},
 }
 
 

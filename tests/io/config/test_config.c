@@ -442,6 +442,33 @@ static void test_contract_gpu_object_in_fp8(void **state)
     }
 }
 
+/* Under fp16 Megatron-LM reduces gradients in fp16 unless told otherwise (megatron/training/arguments.py
+ * forces fp32 accumulation under --bf16 only): the default follows the precision; a stated dtype wins. */
+static void test_fp16_gradients_by_default(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *training;
+        sax_grad_dtype_t want;
+    } cases[] = {{"\"precision\": \"fp16\"", SAX_GRAD_DTYPE_FP16},
+                 {"\"precision\": \"fp16\", \"grad_reduce_dtype\": \"fp32\"", SAX_GRAD_DTYPE_FP32},
+                 {"\"precision\": \"bf16\"", SAX_GRAD_DTYPE_FP32}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(
+            text, sizeof text,
+            "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8, %s}, \"cluster\": {\"gpu\": "
+            "\"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
+            " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]}, \"parallelism\": {\"tp\": 8}, \"network\": {}}",
+            cases[i].training);
+        sax_config_t cfg;
+        sax_error_t err = {{0}};
+        assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+        assert_int_equal(cfg.problem.training.grad_reduce_dtype, cases[i].want);
+        sax_config_fini(&cfg);
+    }
+}
+
 static void test_missing_file_and_text(void **state)
 {
     (void)state;
@@ -961,6 +988,7 @@ int main(void)
         cmocka_unit_test(test_bad_corpus_covered),
         cmocka_unit_test(test_missing_file_and_text),
         cmocka_unit_test(test_contract_gpu_object_in_fp8),
+        cmocka_unit_test(test_fp16_gradients_by_default),
         cmocka_unit_test(test_scenarios_beyond_cluster),
         cmocka_unit_test(test_pipeline_layout_parse),
         cmocka_unit_test(test_pipeline_layout_reaches_eval),
