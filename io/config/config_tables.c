@@ -265,8 +265,8 @@ static const cf_field_t training_fields[] = {
     ENUM_F(sax_training_t, optimizer_moments_dtype, "optimizer_moments_dtype", sax_grad_dtype_names,
            SAX_GRAD_DTYPE_COUNT, CF_MODEL, 0,
            "what Adam's two moments are kept in: `fp32` (12 B of optimizer state a parameter with the fp32 "
-           "master weight) or `bf16` (8 B: Megatron-LM's --exp-avg-dtype and --exp-avg-sq-dtype bf16, "
-           "DeepSeek-V3's low-precision optimizer states)"),
+           "master weight), `bf16` (8 B: Megatron-LM's --exp-avg-dtype and --exp-avg-sq-dtype bf16, "
+           "DeepSeek-V3's low-precision optimizer states) or `fp16` (8 B, the same flags)"),
     BOOL_F(
         sax_training_t, master_weights, "master_weights", 1,
         "the optimizer keeps an fp32 master copy of the weights (4 B a parameter; mixed-precision training); "
