@@ -404,6 +404,19 @@ static void test_bad_corpus_covered(void **state)
     assert_int_equal(listed_here, (int)(sizeof bad_files / sizeof bad_files[0]));
 }
 
+/* Parses a one-node llama3-8b job of 8 GPUs (TP 8) whose training section also holds `training` and whose
+ * cluster GPU is `gpu` (JSON text). */
+static sax_status_t parse_one_node(const char *training, const char *gpu, sax_config_t *cfg, sax_error_t *err)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8, %s}, \"cluster\": {\"gpu\": %s,"
+             " \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
+             " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]}, \"parallelism\": {\"tp\": 8}, \"network\": {}}",
+             training, gpu);
+    return sax_config_parse(text, "inline", cfg, err);
+}
+
 /* An fp8 run written in the contract's form, its GPU an object with a BF16 peak only: the GPU type its
  * name gives brings its FP8 peak (an H100: 1979 TFLOP/s, NVIDIA's data sheet), which a stated
  * peak_flops_fp8 overrides; an A100 has none, and the file says so. */
@@ -423,16 +436,9 @@ static void test_contract_gpu_object_in_fp8(void **state)
          SAX_ERR_INPUT, 0.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[1024];
-        snprintf(text, sizeof text,
-                 "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8, \"precision\": \"fp8\"},"
-                 " \"cluster\": {\"gpu\": %s, \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\","
-                 " \"latency\": \"2 us\"}, \"sites\": [{\"name\": \"s\", \"gpus\": 8}]},"
-                 " \"parallelism\": {\"tp\": 8}, \"network\": {}}",
-                 cases[i].gpu);
         sax_config_t cfg;
         sax_error_t err = {{0}};
-        assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), cases[i].st);
+        assert_int_equal(parse_one_node("\"precision\": \"fp8\"", cases[i].gpu, &cfg, &err), cases[i].st);
         if (cases[i].st != SAX_OK) {
             assert_non_null(strstr(err.text, "training.precision: expected \"bf16\" or \"fp16\""));
             continue;
@@ -454,16 +460,9 @@ static void test_fp16_gradients_by_default(void **state)
                  {"\"precision\": \"fp16\", \"grad_reduce_dtype\": \"fp32\"", SAX_GRAD_DTYPE_FP32},
                  {"\"precision\": \"bf16\"", SAX_GRAD_DTYPE_FP32}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[1024];
-        snprintf(
-            text, sizeof text,
-            "{\"model\": \"llama3-8b\", \"training\": {\"global_batch\": 8, %s}, \"cluster\": {\"gpu\": "
-            "\"H100\", \"scale_up\": {\"size\": 8, \"bandwidth\": \"450 GB/s\", \"latency\": \"2 us\"},"
-            " \"sites\": [{\"name\": \"s\", \"gpus\": 8}]}, \"parallelism\": {\"tp\": 8}, \"network\": {}}",
-            cases[i].training);
         sax_config_t cfg;
         sax_error_t err = {{0}};
-        assert_int_equal(sax_config_parse(text, "inline", &cfg, &err), SAX_OK);
+        assert_int_equal(parse_one_node(cases[i].training, "\"H100\"", &cfg, &err), SAX_OK);
         assert_int_equal(cfg.problem.training.grad_reduce_dtype, cases[i].want);
         sax_config_fini(&cfg);
     }
