@@ -447,8 +447,9 @@ static void test_partial_unit_moe(void **state)
 }
 
 /* The same two properties one level down: GB200 in NVL72 domains (72 GPUs at 900 GB/s) under a tier of
- * 16 domains (50 GB/s a GPU, 4:1 at its uplink, where the NICs bind), a site of 1024 GPUs (fourteen
- * domains and one of 16) grown a node at a time to 1080 (fifteen whole domains). Fixed-degree jobs of
+ * 16 domains (the GPUs' NICs, 50 GB/s each; larger than the site, so every hop between domains stays in
+ * it), a site of 1024 GPUs (fourteen domains and one of 16) grown a node at a time to 1080 (fifteen whole
+ * domains). Fixed-degree jobs of
  * 1024 GPUs whose TP groups fit a domain, DP outermost or PP outermost: adding GPUs to the partial
  * domain never slows a job, and the partial domain is never faster than the whole one (its 16 GPUs'
  * NICs against 72). */
@@ -464,7 +465,6 @@ static void test_partial_domain_properties(void **state)
     p.cluster.scale_up.bw_Bps = 900e9;
     p.cluster.n_tiers = 1;
     p.cluster.tiers[0].gpus = 16 * 72;
-    p.cluster.tiers[0].oversubscription = 4.0;
     static const job_t domain_jobs[] = {
         {8, 8, 16, 1, {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_PP, SAX_DIM_DP}, SAX_ALGORITHM_RING},
         {8, 8, 16, 1, {SAX_DIM_TP, SAX_DIM_CP, SAX_DIM_DP, SAX_DIM_PP}, SAX_ALGORITHM_RING},
